@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package btaudit needs to build, test, lint and benchmark.
+# Usage: scripts/install-deps.sh [--with-lab]   (--with-lab adds what the real-kernel lab needs)
+set -euo pipefail
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+packages=(
+  build-essential cmake ninja-build pkg-config g++ clang-14 libclang-rt-14-dev clang-format clang-tidy
+  libdw-dev libelf-dev elfutils libkdumpfile-dev
+  libboost-program-options-dev libboost-test-dev
+  nlohmann-json3-dev libzydis-dev
+  zlib1g-dev liblzma-dev libzstd-dev
+  python3 gzip xz-utils zstd
+)
+if [ "${1:-}" = "--with-lab" ]; then
+  packages+=(crash python3-drgn makedumpfile qemu-system-x86 busybox-static hyperfine linux-source-6.1)
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+echo "install-deps: ${#packages[@]} packages present"

@@ -1,0 +1,79 @@
+#include "analysis/text_verdicts.h"
+
+#include "analysis/frame_roles.h"
+
+namespace btaudit {
+
+namespace {
+
+bool never_guesses(Arch a) { return a == Arch::Arm64 || a == Arch::Arm || a == Arch::RiscV; }
+
+bool same_location(const Frame& a, const Frame& b) {
+  if (a.function && b.function) return *a.function == *b.function && a.offset == b.offset;
+  return a.address && b.address && *a.address == *b.address;
+}
+
+void judge_trace(Report& r, std::size_t first, std::size_t count) {
+  const std::size_t end = first + count;
+  // Index of the last reliable frame at or after each position, and of the first reliable frame.
+  std::size_t first_reliable = end;
+  std::size_t last_reliable = end;
+  for (std::size_t i = first; i < end; ++i) {
+    if (!r.frames[i].printed_unreliable) {
+      if (first_reliable == end) first_reliable = i;
+      last_reliable = i;
+    }
+  }
+  // Whether the live chain has already reached the bottom of the stack the frame is on.
+  bool chain_ended = false;
+  StackKind chain_stack = StackKind::Unknown;
+
+  for (std::size_t i = first; i < end; ++i) {
+    Frame& f = r.frames[i];
+    if (f.stack != chain_stack) {
+      chain_stack = f.stack;
+      chain_ended = false;
+    }
+    if (!f.printed_unreliable) {
+      f.verdict = Verdict::Reliable;
+      f.reason = never_guesses(r.arch) ? Reason::ExactUnwinder : Reason::Unwinder;
+      if (f.function && is_chain_terminal(*f.function)) chain_ended = true;
+      continue;
+    }
+    const bool reliable_later = last_reliable != end && last_reliable > i;
+    if (f.function && f.offset && *f.offset == 0) {
+      f.verdict = Verdict::Stale;
+      f.reason = Reason::FunctionStart;
+    } else if (i > first && same_location(f, r.frames[i - 1])) {
+      f.verdict = Verdict::Stale;
+      f.reason = Reason::DuplicateOfAbove;
+    } else if (chain_ended) {
+      f.verdict = Verdict::Stale;
+      f.reason = Reason::AfterChainEnd;
+    } else if (i < first_reliable && f.function && is_reporting_machinery(*f.function) && first_reliable != end) {
+      f.verdict = Verdict::Plausible;
+      f.reason = Reason::ReportingPath;
+    } else if (r.old_address_format && f.function && is_entry_code(*f.function)) {
+      // Frame-pointer era: entry code sets up no frame, so the unwinder hops over a real caller.
+      f.verdict = Verdict::Plausible;
+      f.reason = Reason::EntryCode;
+    } else if (reliable_later) {
+      f.verdict = Verdict::Stale;
+      f.reason = Reason::SkippedByUnwinder;
+    } else if (first_reliable != end) {
+      f.verdict = Verdict::Plausible;
+      f.reason = Reason::AfterUnwinderStopped;
+    } else {
+      f.verdict = Verdict::Unknown;
+      f.reason = Reason::NoReliableFrames;
+    }
+  }
+}
+
+}  // namespace
+
+void assign_text_verdicts(Report& report) {
+  for (const Trace& t : report.traces) judge_trace(report, t.first_frame, t.frame_count);
+}
+
+}  // namespace btaudit

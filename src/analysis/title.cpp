@@ -1,0 +1,49 @@
+#include "analysis/title.h"
+
+#include "analysis/frame_roles.h"
+
+namespace btaudit {
+
+namespace {
+
+std::string guilty_name(const Report& r) {
+  if (r.guilty && r.frames[*r.guilty].function) return std::string(base_function_name(*r.frames[*r.guilty].function));
+  if (r.rip && r.rip->function) return std::string(base_function_name(*r.rip->function));
+  if (r.warn_site && r.warn_site->function) return std::string(base_function_name(*r.warn_site->function));
+  return {};
+}
+
+std::string with_function(std::string prefix, const std::string& fn) {
+  if (fn.empty()) return prefix;
+  return prefix + " in " + fn;
+}
+
+}  // namespace
+
+std::string make_title(const Report& r) {
+  const std::string fn = guilty_name(r);
+  switch (r.kind) {
+    case ReportKind::Warning: return with_function("WARNING", fn);
+    case ReportKind::GeneralProtectionFault: return with_function("general protection fault", fn);
+    case ReportKind::NullPointerDereference: return with_function("BUG: unable to handle kernel NULL pointer dereference", fn);
+    case ReportKind::PageFault: return with_function("BUG: unable to handle kernel paging request", fn);
+    case ReportKind::KernelBug: return with_function("kernel BUG", fn);
+    case ReportKind::InvalidOpcode: return with_function("invalid opcode", fn);
+    case ReportKind::DoubleFault: return with_function("PANIC: double fault", fn);
+    case ReportKind::DivideError: return with_function("divide error", fn);
+    case ReportKind::HungTask: return with_function("INFO: task hung", fn);
+    case ReportKind::RcuStall: return with_function("INFO: rcu detected stall", fn);
+    case ReportKind::SoftLockup: return with_function("BUG: soft lockup", fn);
+    case ReportKind::Lockdep: return with_function("possible deadlock", fn);
+    case ReportKind::Panic: return "kernel panic: " + r.header.substr(std::min(r.header.size(), std::size_t{28}));
+    default: break;
+  }
+  std::string head = r.header;
+  if (const std::size_t colon = head.find(": "); colon != std::string::npos && colon + 2 < head.size()) {
+    const std::size_t second = head.find(' ', colon + 2);
+    head = head.substr(0, second);
+  }
+  return with_function(head, fn);
+}
+
+}  // namespace btaudit

@@ -1,0 +1,13 @@
+// Titles in syzkaller's conventions ("WARNING in foo", "KASAN: use-after-free
+// Read in bar", "INFO: task hung in baz"), so a title can be searched on
+// syzbot and LKML as it is.
+#pragma once
+#include <string>
+
+#include "model/report.h"
+
+namespace btaudit {
+
+std::string make_title(const Report& report);
+
+}  // namespace btaudit

@@ -1,0 +1,52 @@
+// btaudit's command line: dispatches to a subcommand and is the one place
+// where exceptions turn into a one-line message and an exit status.
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "btaudit_version.h"
+#include "cli/commands.h"
+
+namespace {
+
+void usage(std::ostream& os) {
+  os << "usage: btaudit <command> [options]\n"
+        "\n"
+        "commands:\n"
+        "  analyze FILE...   find kernel reports in console logs and audit every backtrace frame\n"
+        "  version           print the version\n"
+        "\n"
+        "'btaudit <command> --help' describes a command; man btaudit describes them all.\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(std::cerr);
+    return btaudit::kExitUsage;
+  }
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  try {
+    if (command == "analyze") return btaudit::run_analyze(args);
+    if (command == "version" || command == "--version") {
+      std::cout << "btaudit " << btaudit::kBtauditVersion << "\n";
+      return btaudit::kExitOk;
+    }
+    if (command == "help" || command == "--help" || command == "-h") {
+      usage(std::cout);
+      return btaudit::kExitOk;
+    }
+    std::cerr << "btaudit: unknown command '" << command << "'\n";
+    usage(std::cerr);
+    return btaudit::kExitUsage;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "btaudit: out of memory\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "btaudit: " << e.what() << "\n";
+    return 1;
+  }
+}

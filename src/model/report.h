@@ -1,0 +1,86 @@
+// One kernel report (WARN, oops, BUG, panic, lockup, sanitizer report, ...).
+// Pure data: produced by the text front end or the vmcore reader, refined by
+// analysis, consumed by renderers. No I/O here.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/frame.h"
+#include "model/report_kind.h"
+
+namespace btaudit {
+
+// A code location printed as "func+0xoff/0xsize [mod]" outside the call trace
+// (the RIP: line, the WARNING: ... at line).
+struct CodeLocation {
+  std::optional<std::string> function;
+  std::optional<std::uint64_t> offset;
+  std::optional<std::uint64_t> size;
+  std::optional<std::string> module;
+  std::optional<std::uint64_t> address;
+};
+
+// One contiguous "Call Trace:"-like block. Traces after the first are
+// secondary (another CPU's NMI backtrace, lockdep's chains, KASAN's alloc/free stacks).
+struct Trace {
+  std::string label;            // "Call Trace", "NMI backtrace for cpu 1", "Allocated by task 42", ...
+  bool primary = true;          // false for auxiliary traces that are not the crashing context
+  std::uint32_t first_frame = 0;// index into Report::frames
+  std::uint32_t frame_count = 0;
+  std::uint32_t line = 0;
+};
+
+// A stack switch seen in the trace (<IRQ>, </IRQ>, <EOI>, <NMI>, <TASK>, ...).
+struct StackSection {
+  StackKind stack = StackKind::Unknown;
+  std::optional<std::string> exception;
+  std::uint32_t first_frame = 0;
+  std::uint32_t frame_count = 0;
+  std::uint32_t line = 0;
+  std::uint32_t trace = 0;
+};
+
+struct InputSpan {
+  std::string path;
+  std::uint32_t first_line = 0;
+  std::uint32_t last_line = 0;
+};
+
+enum class Arch { Unknown, X86_64, I386, Arm64, Arm, PowerPC, S390, RiscV, Mips };
+
+struct Report {
+  ReportKind kind = ReportKind::Other;
+  std::string header;    // the line that started the report, prefixes stripped
+  std::string title;     // syzkaller-style title
+  Arch arch = Arch::Unknown;
+  std::optional<int> cpu;
+  std::optional<int> pid;
+  std::optional<std::string> comm;
+  std::optional<std::string> tainted;   // taint letters, "" when "Not tainted"
+  std::optional<std::string> kernel;    // release string
+  std::optional<std::string> hardware;
+  std::optional<CodeLocation> rip;      // crash site (RIP:/pc/NIP/EIP line)
+  std::optional<CodeLocation> warn_site;// "WARNING: ... at file:line func+off/size"
+  std::vector<std::pair<std::string, std::uint64_t>> registers;
+  std::string code_bytes;
+  std::vector<std::string> modules;
+  std::vector<std::string> body;        // the first free-text lines (KASAN access line, lockdep detail, ...)
+  std::vector<Trace> traces;
+  std::vector<StackSection> sections;
+  std::vector<Frame> frames;
+  bool corrupted = false;
+  std::string corrupted_reason;
+  bool old_address_format = false;      // "[<ffffffff...>]" era (<= 4.9)
+  bool panicked = false;
+  std::optional<std::int64_t> kaslr_offset; // from "Kernel Offset:"
+  std::optional<std::size_t> guilty;    // index into frames
+  std::uint64_t signature = 0;
+  InputSpan input;
+};
+
+std::string_view to_string(Arch a);
+
+}  // namespace btaudit

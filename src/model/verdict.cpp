@@ -1,0 +1,43 @@
+#include "model/verdict.h"
+
+namespace btaudit {
+
+namespace {
+struct ReasonText {
+  std::string_view code;
+  std::string_view description;
+};
+
+constexpr ReasonText text_of(Reason r) {
+  switch (r) {
+    case Reason::Unwinder:
+      return {"unwinder", "printed without '?': the kernel's unwinder reached this return address"};
+    case Reason::ExactUnwinder:
+      return {"exact_unwinder", "this architecture's unwinder follows frame records and never guesses"};
+    case Reason::FunctionStart:
+      return {"function_start", "the word points at a function's first byte: a function pointer, not a return address"};
+    case Reason::DuplicateOfAbove:
+      return {"duplicate_of_above", "the same return address as the frame just above: a leftover copy"};
+    case Reason::SkippedByUnwinder:
+      return {"skipped_by_unwinder", "a reliable frame follows on the same stack, so the unwinder stepped over this slot"};
+    case Reason::AfterChainEnd:
+      return {"after_chain_end", "printed after the bottom frame of this stack: the live chain had already ended"};
+    case Reason::ReportingPath:
+      return {"reporting_path", "a live frame of the oops/WARN machinery below the faulting frame"};
+    case Reason::AfterUnwinderStopped:
+      return {"after_unwinder_stopped", "after the last reliable frame while the chain was unfinished: may be a real caller the unwinder lost"};
+    case Reason::EntryCode:
+      return {"entry_code", "interrupt or exception entry code, which the unwinder crosses through saved registers"};
+    case Reason::NoReliableFrames:
+      return {"no_reliable_frames", "no frame on this stack was vouched for (guess unwinder or no frame pointers)"};
+    case Reason::NoAddress:
+      return {"no_address", "the line names no code address"};
+  }
+  return {"unknown", "unknown"};
+}
+}  // namespace
+
+std::string_view reason_code(Reason r) { return text_of(r).code; }
+std::string_view reason_description(Reason r) { return text_of(r).description; }
+
+}  // namespace btaudit

@@ -1,0 +1,139 @@
+// A small streaming JSON writer that appends to a std::string. Hand-written
+// rather than nlohmann::json because reports are written at hundreds of MB/s
+// and building a DOM per report would dominate the profile; tests parse the
+// output back with nlohmann::json.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace btaudit {
+
+class JsonWriter {
+ public:
+  explicit JsonWriter(std::string& out) : out_(out) {}
+
+  void begin_object() { open('{'); }
+  void end_object() { close('}'); }
+  void begin_array() { open('['); }
+  void end_array() { close(']'); }
+
+  void key(std::string_view k) {
+    comma();
+    string_body(k);
+    out_.push_back(':');
+    after_key_ = true;
+  }
+  void value(std::string_view s) {
+    comma();
+    string_body(s);
+  }
+  void value(const char* s) { value(std::string_view(s)); }
+  void value(bool b) {
+    comma();
+    out_ += b ? "true" : "false";
+  }
+  void value(std::int64_t v) {
+    comma();
+    out_ += std::to_string(v);
+  }
+  void value(std::uint64_t v) {
+    comma();
+    out_ += std::to_string(v);
+  }
+  void value(int v) { value(static_cast<std::int64_t>(v)); }
+  void value(unsigned v) { value(static_cast<std::uint64_t>(v)); }
+  void null() {
+    comma();
+    out_ += "null";
+  }
+  template <typename T>
+  void value(const std::optional<T>& v) {
+    if (v)
+      value(*v);
+    else
+      null();
+  }
+
+  template <typename T>
+  void field(std::string_view k, const T& v) {
+    key(k);
+    value(v);
+  }
+
+ private:
+  void open(char c) {
+    comma();
+    out_.push_back(c);
+    first_.push_back(true);
+  }
+  void close(char c) {
+    out_.push_back(c);
+    if (!first_.empty()) first_.pop_back();
+  }
+  void comma() {
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    if (!first_.empty()) {
+      if (!first_.back()) out_.push_back(',');
+      first_.back() = false;
+    }
+  }
+  void string_body(std::string_view s) {
+    out_.push_back('"');
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const unsigned char c = static_cast<unsigned char>(s[i]);
+      switch (c) {
+        case '"': out_ += "\\\""; break;
+        case '\\': out_ += "\\\\"; break;
+        case '\n': out_ += "\\n"; break;
+        case '\r': out_ += "\\r"; break;
+        case '\t': out_ += "\\t"; break;
+        default:
+          if (c < 0x20 || c == 0x7f) {
+            static constexpr char kHex[] = "0123456789abcdef";
+            out_ += "\\u00";
+            out_.push_back(kHex[c >> 4]);
+            out_.push_back(kHex[c & 15]);
+          } else if (c >= 0x80) {
+            append_utf8_or_replacement(s, i);
+          } else {
+            out_.push_back(static_cast<char>(c));
+          }
+      }
+    }
+    out_.push_back('"');
+  }
+  // Copies one valid UTF-8 sequence, or writes U+FFFD for an invalid byte:
+  // console logs hold arbitrary bytes and the output must stay valid JSON.
+  void append_utf8_or_replacement(std::string_view s, std::size_t& i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    std::size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+    bool ok = n != 0 && i + n <= s.size();
+    for (std::size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
+    if (ok && n == 3) {
+      const unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
+      ok = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0);
+    }
+    if (ok && n == 4) {
+      const unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
+      ok = !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);
+    }
+    if (!ok) {
+      out_ += "\xef\xbf\xbd";
+      return;
+    }
+    out_.append(s.substr(i, n));
+    i += n - 1;
+  }
+
+  std::string& out_;
+  std::vector<bool> first_;
+  bool after_key_ = false;
+};
+
+}  // namespace btaudit

@@ -1,0 +1,139 @@
+#include "render/report_json.h"
+
+#include "analysis/signature.h"
+#include "btaudit_version.h"
+
+namespace btaudit {
+
+namespace {
+
+void write_location(JsonWriter& w, const CodeLocation& l) {
+  w.begin_object();
+  w.field("function", l.function);
+  w.field("offset", l.offset);
+  w.field("size", l.size);
+  w.field("module", l.module);
+  w.field("address", l.address);
+  w.end_object();
+}
+
+}  // namespace
+
+void write_frame_json(JsonWriter& w, const Frame& f) {
+  w.begin_object();
+  w.field("function", f.function);
+  w.field("offset", f.offset);
+  w.field("size", f.size);
+  w.field("module", f.module);
+  w.field("build_id", f.build_id);
+  w.field("address", f.address);
+  w.field("printed_unreliable", f.printed_unreliable);
+  w.field("stack", to_string(f.stack));
+  w.field("exception", f.exception);
+  w.field("verdict", to_string(f.verdict));
+  w.field("reason", reason_code(f.reason));
+  w.field("line", f.line);
+  w.field("trace", f.trace);
+  if (f.source) w.field("source_text", *f.source);
+  if (f.inlined) w.field("inlined_marker", true);
+  w.end_object();
+}
+
+void write_report_json(JsonWriter& w, const Report& r) {
+  w.begin_object();
+  w.field("kind", to_string(r.kind));
+  w.field("title", r.title);
+  w.field("corrupted", r.corrupted);
+  w.key("corrupted_reason");
+  if (r.corrupted)
+    w.value(r.corrupted_reason);
+  else
+    w.null();
+  w.field("cpu", r.cpu);
+  w.field("pid", r.pid);
+  w.field("comm", r.comm);
+  w.field("kernel", r.kernel);
+  w.field("tainted", r.tainted);
+  w.field("hardware", r.hardware);
+  w.field("arch", to_string(r.arch));
+  w.field("header", r.header);
+  w.field("panicked", r.panicked);
+  w.field("signature", signature_hex(r.signature));
+  w.key("guilty");
+  if (r.guilty)
+    write_frame_json(w, r.frames[*r.guilty]);
+  else
+    w.null();
+  w.key("crash_site");
+  if (r.rip)
+    write_location(w, *r.rip);
+  else
+    w.null();
+  w.key("warn_site");
+  if (r.warn_site)
+    write_location(w, *r.warn_site);
+  else
+    w.null();
+  w.field("kernel_offset", r.kaslr_offset);
+  w.key("input");
+  w.begin_object();
+  w.field("path", r.input.path);
+  w.field("first_line", r.input.first_line);
+  w.field("last_line", r.input.last_line);
+  w.end_object();
+  w.key("modules");
+  w.begin_array();
+  for (const auto& m : r.modules) w.value(m);
+  w.end_array();
+  w.key("registers");
+  w.begin_object();
+  for (const auto& [name, value] : r.registers) w.field(name, value);
+  w.end_object();
+  w.field("code", r.code_bytes);
+  w.key("traces");
+  w.begin_array();
+  for (const Trace& t : r.traces) {
+    w.begin_object();
+    w.field("label", t.label);
+    w.field("primary", t.primary);
+    w.field("first_frame", t.first_frame);
+    w.field("frame_count", t.frame_count);
+    w.field("line", t.line);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("sections");
+  w.begin_array();
+  for (const StackSection& s : r.sections) {
+    w.begin_object();
+    w.field("stack", to_string(s.stack));
+    w.field("exception", s.exception);
+    w.field("trace", s.trace);
+    w.field("first_frame", s.first_frame);
+    w.field("frame_count", s.frame_count);
+    w.field("line", s.line);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("frames");
+  w.begin_array();
+  for (const Frame& f : r.frames) write_frame_json(w, f);
+  w.end_array();
+  w.end_object();
+}
+
+std::string render_json(const std::vector<Report>& reports) {
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object();
+  w.field("btaudit", std::string_view(kBtauditVersion));
+  w.key("reports");
+  w.begin_array();
+  for (const Report& r : reports) write_report_json(w, r);
+  w.end_array();
+  w.end_object();
+  out.push_back('\n');
+  return out;
+}
+
+}  // namespace btaudit

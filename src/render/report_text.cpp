@@ -1,0 +1,138 @@
+#include "render/report_text.h"
+
+#include <cstdio>
+#include <set>
+
+#include "analysis/signature.h"
+
+namespace btaudit {
+
+namespace {
+
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string describe(const Frame& f) {
+  std::string s;
+  if (f.function) {
+    s = *f.function;
+    if (f.offset) s += "+" + hex(*f.offset);
+    if (f.size) s += "/" + hex(*f.size);
+  } else if (f.address) {
+    s = hex(*f.address);
+  } else {
+    s = "?";
+  }
+  if (f.module) s += " [" + *f.module + "]";
+  if (f.source) s += " " + *f.source;
+  if (f.inlined) s += " [inline]";
+  return s;
+}
+
+std::string describe(const CodeLocation& l) {
+  std::string s;
+  if (l.function) {
+    s = *l.function;
+    if (l.offset) s += "+" + hex(*l.offset);
+    if (l.size) s += "/" + hex(*l.size);
+  } else if (l.address) {
+    s = hex(*l.address);
+  }
+  if (l.module) s += " [" + *l.module + "]";
+  return s;
+}
+
+std::string stack_name(StackKind k, const std::optional<std::string>& exception) {
+  if (k == StackKind::Exception && exception) return *exception;
+  std::string s(to_string(k));
+  for (char& c : s) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 32 : c);
+  return s;
+}
+
+const char* colour_of(Verdict v) {
+  switch (v) {
+    case Verdict::Reliable: return "\x1b[32m";
+    case Verdict::Stale: return "\x1b[2;31m";
+    case Verdict::Plausible: return "\x1b[33m";
+    case Verdict::Unknown: return "\x1b[0m";
+  }
+  return "\x1b[0m";
+}
+
+void pad(std::string& out, std::size_t from, std::size_t width) {
+  const std::size_t used = out.size() - from;
+  out.append(used < width ? width - used : 1, ' ');
+}
+
+}  // namespace
+
+std::string render_text(const Report& r, const TextStyle& style) {
+  const char* bold = style.colour ? "\x1b[1m" : "";
+  const char* reset = style.colour ? "\x1b[0m" : "";
+  std::string out;
+  out += bold;
+  out += "== " + r.title;
+  out += reset;
+  out += "\n   kind: " + std::string(to_string(r.kind));
+  out += "   input: " + r.input.path + ":" + std::to_string(r.input.first_line) + "-" +
+         std::to_string(r.input.last_line) + "\n";
+  std::string ctx;
+  if (r.cpu) ctx += "CPU " + std::to_string(*r.cpu) + "  ";
+  if (r.pid) ctx += "PID " + std::to_string(*r.pid) + "  ";
+  if (r.comm) ctx += "comm " + *r.comm + "  ";
+  if (r.kernel) ctx += "kernel " + *r.kernel + "  ";
+  if (r.tainted) ctx += "tainted " + (r.tainted->empty() ? std::string("no") : *r.tainted) + "  ";
+  if (!ctx.empty()) out += "   " + ctx + "\n";
+  if (r.hardware) out += "   hardware: " + *r.hardware + "\n";
+  if (r.rip) out += "   crash site: " + describe(*r.rip) + "\n";
+  if (r.warn_site && !r.rip) out += "   warn site: " + describe(*r.warn_site) + "\n";
+  out += "   guilty: ";
+  out += r.guilty ? describe(r.frames[*r.guilty]) : std::string("(none)");
+  out += "\n   signature: " + signature_hex(r.signature) + "\n";
+  if (r.panicked) out += "   the kernel panicked\n";
+  if (r.kaslr_offset) out += "   kernel offset (KASLR): " + hex(static_cast<std::uint64_t>(*r.kaslr_offset)) + "\n";
+  if (r.corrupted) out += "   CORRUPTED: " + r.corrupted_reason + "\n";
+
+  std::set<Reason> used;
+  for (const Trace& t : r.traces) {
+    out += "\n   " + t.label + (t.primary ? "" : "  (auxiliary)") + " [line " + std::to_string(t.line) + "]\n";
+    std::string banner;
+    for (std::size_t i = t.first_frame; i < t.first_frame + t.frame_count; ++i) {
+      const std::string name = stack_name(r.frames[i].stack, r.frames[i].exception);
+      if (name != banner) {
+        out += "   --- " + name + " stack ---\n";
+        banner = name;
+      }
+      const Frame& f = r.frames[i];
+      used.insert(f.reason);
+      const std::size_t line_start = out.size();
+      out += "   ";
+      out += std::to_string(i);
+      pad(out, line_start, 8);
+      if (style.colour) out += colour_of(f.verdict);
+      const std::size_t v = out.size();
+      out += to_string(f.verdict);
+      pad(out, v, 10);
+      out += f.printed_unreliable ? "? " : "  ";
+      const std::size_t d = out.size();
+      out += describe(f);
+      pad(out, d, 48);
+      out += reason_code(f.reason);
+      if (style.colour) out += reset;
+      out += "\n";
+    }
+  }
+  if (!used.empty()) {
+    out += "\n   reasons:\n";
+    for (Reason reason : used) {
+      out += "     " + std::string(reason_code(reason)) + ": " + std::string(reason_description(reason)) + "\n";
+    }
+  }
+  out += "\n";
+  return out;
+}
+
+}  // namespace btaudit

@@ -1,0 +1,173 @@
+#include "text/line_cleaner.h"
+
+#include <array>
+
+#include "text/scan.h"
+
+namespace btaudit {
+
+namespace {
+
+using namespace scan;
+
+// "<4>", "<30>", "<4> " (pstore): the syslog priority printk adds for /dev/kmsg readers.
+bool strip_level(std::string_view& s) {
+  if (s.size() < 3 || s[0] != '<' || !is_digit(s[1])) return false;
+  std::size_t i = 1;
+  while (i < s.size() && i < 5 && is_digit(s[i])) ++i;
+  if (i >= s.size() || s[i] != '>') return false;
+  s.remove_prefix(i + 1);
+  return true;
+}
+
+// "[  123.456789]" and "[123.456789] ". Returns false when s holds no timestamp.
+bool strip_timestamp(std::string_view& s) {
+  if (s.size() < 4 || s[0] != '[') return false;
+  std::size_t i = 1;
+  while (i < s.size() && s[i] == ' ') ++i;
+  const std::size_t digits = i;
+  while (i < s.size() && is_digit(s[i])) ++i;
+  if (i == digits || i >= s.size() || s[i] != '.') return false;
+  ++i;
+  const std::size_t frac = i;
+  while (i < s.size() && is_digit(s[i])) ++i;
+  if (i == frac || i >= s.size() || s[i] != ']') return false;
+  s.remove_prefix(i + 1);
+  return true;
+}
+
+// "[ T1234]", "[T1234]", "[    C1]": CONFIG_PRINTK_CALLER.
+bool strip_caller(std::string_view& s, char& kind, std::uint32_t& id) {
+  if (s.size() < 4 || s[0] != '[') return false;
+  std::size_t i = 1;
+  while (i < s.size() && s[i] == ' ') ++i;
+  if (i >= s.size() || (s[i] != 'T' && s[i] != 'C')) return false;
+  const char k = s[i++];
+  std::uint32_t v = 0;
+  const std::size_t start = i;
+  while (i < s.size() && is_digit(s[i]) && i - start < 9) v = v * 10 + std::uint32_t(s[i++] - '0');
+  if (i == start || i >= s.size() || s[i] != ']') return false;
+  kind = k;
+  id = v;
+  s.remove_prefix(i + 1);
+  return true;
+}
+
+constexpr std::array<std::string_view, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                                      "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+
+// The "host program[pid]: " part shared by both syslog forms. Sets foreign
+// when the program is not the kernel.
+bool strip_host_and_program(std::string_view& s, bool& foreign) {
+  // host
+  std::size_t sp = s.find(' ');
+  if (sp == std::string_view::npos || sp == 0 || sp > 64) return false;
+  std::string_view rest = s.substr(sp + 1);
+  // program, up to ": "
+  const std::size_t colon = rest.find(": ");
+  const std::size_t space = rest.find(' ');
+  if (colon == std::string_view::npos || colon > 64 || (space != std::string_view::npos && space < colon)) {
+    // "host kernel:" at end of line (empty message)
+    if (rest == "kernel:") {
+      s = {};
+      return true;
+    }
+    return false;
+  }
+  const std::string_view program = rest.substr(0, colon);
+  foreign = !(program == "kernel" || program.starts_with("kernel[") || program == "vmunix");
+  s = rest.substr(colon + 2);
+  return true;
+}
+
+// "Mon DD HH:MM:SS host kernel: msg" (syslog, journalctl -k).
+bool strip_syslog(std::string_view& s, bool& foreign) {
+  if (s.size() < 20 || s[3] != ' ') return false;
+  bool month = false;
+  for (auto m : kMonths) month = month || s.substr(0, 3) == m;
+  if (!month) return false;
+  std::string_view t = s.substr(4);
+  t = trim_left(t);  // day is space padded
+  if (!dec(t) || !consume(t, " ")) return false;
+  if (t.size() < 9 || t[2] != ':' || t[5] != ':') return false;
+  t.remove_prefix(8);
+  while (!t.empty() && (is_digit(t[0]) || t[0] == '.')) t.remove_prefix(1);  // fractional seconds
+  if (!consume(t, " ")) return false;
+  if (!strip_host_and_program(t, foreign)) return false;
+  s = t;
+  return true;
+}
+
+// "2024-01-01T00:00:00.123456+00:00 host kernel: msg" (RFC 3339 syslog, journalctl -o short-iso).
+bool strip_iso_syslog(std::string_view& s, bool& foreign) {
+  if (s.size() < 20 || !is_digit(s[0]) || s[4] != '-' || s[7] != '-' || s[10] != 'T') return false;
+  const std::size_t sp = s.find(' ');
+  if (sp == std::string_view::npos || sp > 40) return false;
+  std::string_view t = s.substr(sp + 1);
+  if (!strip_host_and_program(t, foreign)) return false;
+  s = t;
+  return true;
+}
+
+}  // namespace
+
+CleanLine clean_line(std::string_view raw, std::uint32_t number) {
+  CleanLine out;
+  out.number = number;
+  std::string_view s = raw;
+  // Line endings and LAVA's JSON residue ("}" closing each serial record).
+  while (!s.empty() && (s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
+  if (s.size() >= 2 && s.substr(s.size() - 2) == "\"}") s.remove_suffix(2);
+
+  // Prefixes come in a few fixed orders; each pass strips at most one, and
+  // the loop is capped so a hostile line cannot make it spin.
+  for (int pass = 0; pass < 6 && !s.empty(); ++pass) {
+    const char c = s[0];
+    if (c == '<') {
+      if (strip_level(s)) {
+        if (!s.empty() && s[0] == ' ' && s.size() > 1 && s[1] == '[') s.remove_prefix(1);
+        continue;
+      }
+      break;
+    }
+    if (c == '[') {
+      if (strip_timestamp(s)) {
+        out.had_timestamp = true;
+        if (s.size() > 1 && s[0] == ' ' && s[1] == '[') s.remove_prefix(1);  // "[ts] [T1]" variant
+        continue;
+      }
+      char kind = 0;
+      std::uint32_t id = 0;
+      if (strip_caller(s, kind, id)) {
+        out.caller_kind = kind;
+        out.caller_id = id;
+        continue;
+      }
+      break;
+    }
+    if (c >= 'A' && c <= 'S' && pass == 0) {
+      bool foreign = false;
+      if (strip_syslog(s, foreign)) {
+        out.foreign = foreign;
+        continue;
+      }
+      break;
+    }
+    if (is_digit(c) && pass == 0) {
+      bool foreign = false;
+      if (strip_iso_syslog(s, foreign)) {
+        out.foreign = foreign;
+        continue;
+      }
+    }
+    break;
+  }
+  // printk puts one space between the prefix and the message.
+  if (out.had_timestamp || out.caller_kind) {
+    if (!s.empty() && s[0] == ' ') s.remove_prefix(1);
+  }
+  out.text = s;
+  return out;
+}
+
+}  // namespace btaudit

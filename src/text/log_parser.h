@@ -1,0 +1,57 @@
+// Splits a console log into reports. Lines go in one at a time (so a log of
+// any size streams through), reports come out through a callback in the order
+// they started. Join rules (see report_markers.h) keep a report's follow-up
+// lines ("Oops:", "Kernel panic - not syncing: Fatal exception", other CPUs'
+// NMI backtraces) in the report that caused them.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/report.h"
+#include "text/report_builder.h"
+
+namespace btaudit {
+
+struct ParserLimits {
+  std::uint32_t soft_window = 4;          // lines between a "[ cut here ]" banner and its start line
+  std::uint32_t consequence_window = 60;  // lines after a report in which a panic still belongs to it
+  std::uint32_t idle_after_trace = 25;    // unrelated lines that close a report whose trace has ended
+  std::uint32_t idle_before_trace = 120;  // unrelated lines that close a report still waiting for its trace
+  std::size_t max_line_bytes = 64 * 1024; // longer lines are truncated before parsing
+  std::size_t max_frames = 4096;          // frames kept per report; more marks it corrupted
+};
+
+class LogParser {
+ public:
+  using Sink = std::function<void(Report&&)>;
+  LogParser(std::string path, Sink sink, ParserLimits limits = {});
+
+  void feed(std::string_view raw_line);  // one line, without its '\n'
+  void finish();                         // flushes the open report
+
+ private:
+  struct SoftBanner {
+    std::uint32_t line = 0;
+  };
+  void start(const StartMarker& marker, const CleanLine& line);
+  void close_open();
+  void emit(ReportBuilder&& b);
+  void flush_closed();
+
+  std::string path_;
+  Sink sink_;
+  ParserLimits limits_;
+  std::uint32_t line_no_ = 0;
+  std::optional<ReportBuilder> open_;
+  std::optional<ReportBuilder> closed_;   // waits a few lines for a panic that belongs to it
+  std::optional<SoftBanner> soft_;
+};
+
+// Parses a whole in-memory log.
+std::vector<Report> parse_log(std::string_view text, const std::string& path, ParserLimits limits = {});
+
+}  // namespace btaudit

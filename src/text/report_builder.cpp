@@ -1,0 +1,528 @@
+#include "text/report_builder.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "text/scan.h"
+#include "text/trace_line.h"
+
+namespace btaudit {
+
+namespace {
+
+using namespace scan;
+
+// Labels of traces that describe an object's history rather than the
+// crashing context (KASAN/KMSAN/KFENCE alloc/free stacks, lockdep chains).
+bool is_auxiliary_label(std::string_view label) {
+  constexpr std::string_view kAux[] = {
+      "Allocated by", "Freed by", "Last potentially related", "Second to last potentially related",
+      "Last call_rcu", "Second to last call_rcu", "-> #", "Uninit was", "Local variable", "Memory access of",
+      "allocated by task", "freed by task", "Bytes b4", "stored to memory", "created at", "other info",
+      "Task ", "Workqueue:", "the shortest dependencies", "which lock already depends",
+  };
+  for (auto a : kAux)
+    if (contains(label, a)) return true;
+  return false;
+}
+
+bool requires_trace(ReportKind k) {
+  switch (k) {
+    case ReportKind::Warning:
+    case ReportKind::Oops:
+    case ReportKind::GeneralProtectionFault:
+    case ReportKind::PageFault:
+    case ReportKind::NullPointerDereference:
+    case ReportKind::KernelBug:
+    case ReportKind::InvalidOpcode:
+    case ReportKind::Kasan:
+    case ReportKind::Kmsan:
+    case ReportKind::Kfence:
+    case ReportKind::AtomicSleep:
+    case ReportKind::SoftLockup:
+    case ReportKind::DoubleFault:
+    case ReportKind::DivideError:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The register lines of a register dump; kept inside a trace because 4.x+
+// prints the interrupted context's registers in the middle of the trace.
+bool is_register_line(std::string_view s) {
+  constexpr std::string_view kStarts[] = {
+      "RIP: ", "RSP: ", "RAX: ", "RDX: ", "RBP: ", "R10: ", "R13: ", "FS: ", "CS: ", "CR2: ", "DR0: ", "DR3: ",
+      "DR6: ", "PKRU: ", "EIP: ", "EAX: ", "ESI: ", "DS: ", "CR0: ", "Code: ", "RIP  [<", " RSP <", "EIP: [<",
+      "ORIG_RAX: ", "pc : ", "lr : ", "sp : ", "x29: ", "x27: ", "x25: ", "x23: ", "x21: ", "x19: ", "x17: ",
+      "x15: ", "x13: ", "x11: ", "x9 : ", "x7 : ", "x5 : ", "x3 : ", "x1 : ", "pstate: ", "NIP", "LR ", "REGS:",
+      "MSR:", "GPR", "CFAR:", "IRQMASK:", "Krnl PSW", "Krnl GPRS", "Krnl Code", "epc : ", "ra : ", "status: ",
+      "badaddr: ", "cause: ", "Stack:", "PGD ", "P4D ", "#PF: ", "IP: ", "Process ", "Thread overran",
+  };
+  for (auto k : kStarts)
+    if (s.starts_with(k)) return true;
+  return false;
+}
+
+// A line of a raw hex stack dump ("Stack:" block of <= 4.10 kernels).
+bool is_hex_dump_line(std::string_view s) {
+  int words = 0;
+  while (!s.empty()) {
+    s = trim_left(s);
+    if (s.empty()) break;
+    if (s[0] == '<') {  // inline "<EOI>" markers inside the dump
+      const std::size_t e = s.find('>');
+      if (e == std::string_view::npos) return false;
+      s.remove_prefix(e + 1);
+      continue;
+    }
+    std::size_t n = 0;
+    while (n < s.size() && is_hex(s[n])) ++n;
+    if (n != 8 && n != 16) return false;
+    s.remove_prefix(n);
+    ++words;
+  }
+  return words > 0;
+}
+
+std::string_view take_word(std::string_view& s) {
+  s = trim_left(s);
+  const std::size_t sp = s.find(' ');
+  std::string_view w = s.substr(0, sp);
+  s.remove_prefix(sp == std::string_view::npos ? s.size() : sp);
+  return w;
+}
+
+CodeLocation to_location(const SymbolRef& r) {
+  CodeLocation loc;
+  loc.function = std::string(r.function);
+  loc.offset = r.offset;
+  loc.size = r.size;
+  if (!r.module.empty()) loc.module = std::string(r.module);
+  return loc;
+}
+
+}  // namespace
+
+ReportBuilder::ReportBuilder(std::string path, const StartMarker& start, const CleanLine& line,
+                             std::uint32_t first_line) {
+  report_.kind = start.kind;
+  report_.header = std::string(trim_right(start.header));
+  report_.input.path = std::move(path);
+  report_.input.first_line = first_line;
+  report_.input.last_line = line.number;
+  caller_kind_ = line.caller_kind;
+  caller_id_ = line.caller_id;
+  if (start.kind == ReportKind::Warning) parse_warning_header(start.header);
+  parse_task_line(start.header);
+}
+
+void ReportBuilder::touch(std::uint32_t line) {
+  if (line > report_.input.last_line) report_.input.last_line = line;
+  idle_ = 0;
+}
+
+void ReportBuilder::mark_corrupted(std::string reason) {
+  if (report_.corrupted) return;
+  report_.corrupted = true;
+  report_.corrupted_reason = std::move(reason);
+}
+
+void ReportBuilder::add_follow_up(const StartMarker& marker, const CleanLine& line) {
+  // The first specific line decides the kind: a banner ("cut here") has none.
+  if (report_.kind == ReportKind::Other) {
+    report_.kind = marker.kind;
+    report_.header = std::string(trim_right(marker.header));
+    if (marker.kind == ReportKind::Warning) parse_warning_header(marker.header);
+    caller_kind_ = line.caller_kind;
+    caller_id_ = line.caller_id;
+  }
+  if (marker.kind == ReportKind::Panic) report_.panicked = true;
+  parse_task_line(marker.header);
+  if (in_trace_ && marker.join != JoinPolicy::Consequence) end_trace();
+  touch(line.number);
+}
+
+void ReportBuilder::add_backtrace(const StartMarker& marker, const CleanLine& line) {
+  end_trace();
+  pending_label_ = std::string(trim_right(marker.header));
+  caller_kind_ = line.caller_kind;
+  caller_id_ = line.caller_id;
+  touch(line.number);
+}
+
+void ReportBuilder::start_trace(std::string label, std::uint32_t line, bool primary) {
+  end_trace();
+  Trace t;
+  t.label = std::move(label);
+  t.primary = primary;
+  t.first_frame = static_cast<std::uint32_t>(report_.frames.size());
+  t.line = line;
+  report_.traces.push_back(std::move(t));
+  in_trace_ = true;
+  non_frame_in_trace_ = 0;
+  saw_marker_in_trace_ = false;
+  stack_ = StackKind::Unknown;
+  exception_.reset();
+  if (first_trace_line_ == 0) first_trace_line_ = line;
+  pending_label_.clear();
+}
+
+void ReportBuilder::end_trace() {
+  if (!in_trace_) return;
+  in_trace_ = false;
+  Trace& t = report_.traces.back();
+  t.frame_count = static_cast<std::uint32_t>(report_.frames.size()) - t.first_frame;
+}
+
+void ReportBuilder::set_stack(StackKind stack, std::optional<std::string> exception, std::uint32_t line) {
+  stack_ = stack;
+  exception_ = std::move(exception);
+  saw_marker_in_trace_ = true;
+  StackSection sec;
+  sec.stack = stack;
+  sec.exception = exception_;
+  sec.first_frame = static_cast<std::uint32_t>(report_.frames.size());
+  sec.line = line;
+  sec.trace = static_cast<std::uint32_t>(report_.traces.size() - 1);
+  report_.sections.push_back(std::move(sec));
+}
+
+void ReportBuilder::add_frame(Frame f, std::uint32_t line) {
+  if (report_.sections.empty() || report_.sections.back().trace != report_.traces.size() - 1) {
+    set_stack(stack_, exception_, line);  // implicit first section of this trace
+    saw_marker_in_trace_ = false;
+  }
+  f.stack = stack_;
+  f.exception = exception_;
+  f.line = line;
+  f.trace = static_cast<std::uint32_t>(report_.traces.size() - 1);
+  report_.frames.push_back(std::move(f));
+  report_.sections.back().frame_count++;
+}
+
+void ReportBuilder::note_cpu(int cpu, std::uint32_t line) {
+  if (!first_cpu_) {
+    first_cpu_ = cpu;
+    if (!report_.cpu) report_.cpu = cpu;
+    return;
+  }
+  // A second task line for another CPU before the first trace: two reports are interleaved.
+  if (*first_cpu_ != cpu && (first_trace_line_ == 0 || line < first_trace_line_) && report_.traces.empty())
+    mark_corrupted("interleaved output: task lines for CPU " + std::to_string(*first_cpu_) + " and CPU " +
+                   std::to_string(cpu));
+}
+
+// "CPU: 1 PID: 42 Comm: foo Tainted: G W 6.1.0 #1", "CPU: 1 UID: 0 PID: ...",
+// "Pid: 42, comm: foo Not tainted 2.6.32 #1", "WARNING: CPU: 0 PID: 1 at ...".
+bool ReportBuilder::parse_task_line(std::string_view s) {
+  std::size_t at = s.find("CPU: ");
+  if (at != std::string_view::npos && (at == 0 || s[at - 1] == ' ')) {
+    std::string_view t = s.substr(at + 5);
+    auto cpu = dec(t);
+    if (!cpu) return false;
+    const std::uint32_t line = report_.input.last_line;
+    note_cpu(static_cast<int>(*cpu), line);
+    t = trim_left(t);
+    if (consume(t, "UID: ")) {
+      dec(t);
+      t = trim_left(t);
+    }
+    if (consume(t, "PID: ")) {
+      if (auto pid = dec(t); pid && !report_.pid) report_.pid = static_cast<int>(*pid);
+      t = trim_left(t);
+      if (consume(t, "Comm: ")) {
+        // comm is %.20s and may hold spaces; the taint words follow it.
+        std::size_t end = t.find(" Not tainted");
+        if (end == std::string_view::npos) end = t.find(" Tainted: ");
+        if (end == std::string_view::npos) end = t.find(' ');
+        if (!report_.comm) report_.comm = std::string(t.substr(0, end));
+        t = end == std::string_view::npos ? std::string_view{} : t.substr(end);
+      }
+    }
+    t = trim_left(t);
+    if (consume(t, "Not tainted")) {
+      if (!report_.tainted) report_.tainted = "";
+    } else if (consume(t, "Tainted: ")) {
+      std::string letters;
+      while (!t.empty() && ((t[0] >= 'A' && t[0] <= 'Z') || t[0] == ' ')) {
+        if (t[0] != ' ') letters.push_back(t[0]);
+        t.remove_prefix(1);
+      }
+      if (!report_.tainted) report_.tainted = letters;
+    } else {
+      return true;
+    }
+    std::string_view release = take_word(t);
+    if (!release.empty() && is_digit(release[0]) && !report_.kernel) report_.kernel = std::string(release);
+    return true;
+  }
+  if (consume(s, "Pid: ")) {  // <= 3.9
+    auto pid = dec(s);
+    if (!pid) return false;
+    if (!report_.pid) report_.pid = static_cast<int>(*pid);
+    if (consume(s, ", comm: ")) {
+      std::size_t end = s.find(" Not tainted");
+      if (end == std::string_view::npos) end = s.find(" Tainted: ");
+      if (!report_.comm) report_.comm = std::string(trim(s.substr(0, end)));
+      if (end != std::string_view::npos) {
+        std::string_view t = trim_left(s.substr(end));
+        if (consume(t, "Not tainted")) {
+          if (!report_.tainted) report_.tainted = "";
+        } else if (consume(t, "Tainted: ")) {
+          std::string letters;
+          while (!t.empty() && ((t[0] >= 'A' && t[0] <= 'Z') || t[0] == ' ')) {
+            if (t[0] != ' ') letters.push_back(t[0]);
+            t.remove_prefix(1);
+          }
+          if (!report_.tainted) report_.tainted = letters;
+        }
+        std::string_view release = take_word(t);
+        if (!release.empty() && is_digit(release[0]) && !report_.kernel) report_.kernel = std::string(release);
+      }
+    }
+    return true;
+  }
+  return false;
+}
+
+// "WARNING: CPU: 0 PID: 1 at kernel/smp.c:912 smp_call_function_many_cond+0x3c4/0x3c8 [mod]"
+// "WARNING: at net/sched/sch_generic.c:255 dev_watchdog+0x238/0x250()"
+void ReportBuilder::parse_warning_header(std::string_view s) {
+  const std::size_t at = s.find(" at ");
+  if (at == std::string_view::npos) return;
+  std::string_view t = s.substr(at + 4);
+  take_word(t);  // file:line (or the symbol itself on kernels that print no file)
+  t = trim_left(t);
+  if (auto r = parse_symbol_ref(t)) {
+    report_.warn_site = to_location(*r);
+    return;
+  }
+  std::string_view u = s.substr(at + 4);
+  if (auto r = parse_symbol_ref(u)) report_.warn_site = to_location(*r);
+}
+
+bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
+  (void)line;
+  if (s.starts_with("CPU: ") || s.starts_with("Pid: ")) return parse_task_line(s);
+  if (consume(s, "Hardware name: ")) {
+    if (!report_.hardware) report_.hardware = std::string(trim(s));
+    return true;
+  }
+  if (consume(s, "Modules linked in:")) {
+    if (report_.modules.empty()) {
+      while (!s.empty()) {
+        std::string_view w = take_word(s);
+        if (w.empty() || w == "[last" ) break;
+        const std::size_t paren = w.find('(');
+        report_.modules.emplace_back(w.substr(0, paren));
+      }
+    }
+    return true;
+  }
+  if (s.starts_with("RIP: ") || s.starts_with("EIP: ") || s.starts_with("pc : ") || s.starts_with("NIP ") ||
+      s.starts_with("PC is at ") || s.starts_with("EIP is at ") || s.starts_with("epc : ") ||
+      s.starts_with("IP: ")) {
+    if (report_.arch == Arch::Unknown) {
+      if (s[0] == 'R') report_.arch = Arch::X86_64;
+      else if (s[0] == 'E' && s[1] == 'I') report_.arch = Arch::I386;
+      else if (s[0] == 'p') report_.arch = Arch::Arm64;
+      else if (s[0] == 'N') report_.arch = Arch::PowerPC;
+      else if (s[0] == 'P') report_.arch = Arch::Arm;
+      else if (s[0] == 'e') report_.arch = Arch::RiscV;
+      else if (s[0] == 'I') report_.arch = Arch::X86_64;
+    }
+    if (!report_.rip) {
+      std::string_view t = s.substr(s.find(' ') + 1);
+      t = trim_left(t);
+      if (t.size() > 5 && t[4] == ':' && is_hex(t[0])) t.remove_prefix(5);  // "0010:"
+      CodeLocation loc;
+      bool have = false;
+      for (int i = 0; i < 3 && !have; ++i) {
+        t = trim_left(t);
+        std::string_view a = t;
+        if (consume(a, "[<")) {
+          if (auto v = hex(a); v && consume(a, ">]")) {
+            loc.address = v;
+            t = a;
+            continue;
+          }
+        } else if (consume(a, "[")) {  // powerpc "NIP [c0000000001234] foo+0x1/0x2"
+          if (auto v = hex(a); v && consume(a, "]")) {
+            loc.address = v;
+            t = a;
+            continue;
+          }
+        }
+        std::string_view b = t;
+        if (auto r = parse_symbol_ref(b)) {
+          CodeLocation named = to_location(*r);
+          named.address = loc.address;
+          loc = std::move(named);
+          have = true;
+        } else {
+          std::string_view c = t;
+          if (auto v = hex0x(c)) {
+            loc.address = v;
+            have = true;
+          }
+          break;
+        }
+      }
+      if (have || loc.address) report_.rip = std::move(loc);
+    }
+    return true;
+  }
+  if (consume(s, "Code: ")) {
+    if (report_.code_bytes.empty()) report_.code_bytes = std::string(trim(s));
+    return true;
+  }
+  if (s.starts_with("x29: ") || s.starts_with("lr : ")) {
+    if (report_.arch == Arch::Unknown) report_.arch = Arch::Arm64;
+    return true;
+  }
+  if (s.starts_with("Krnl PSW")) {
+    if (report_.arch == Arch::Unknown) report_.arch = Arch::S390;
+    return true;
+  }
+  if (consume(s, "Kernel Offset: ")) {
+    std::string_view t = s;
+    if (auto v = hex0x(t)) report_.kaslr_offset = static_cast<std::int64_t>(*v);
+    return true;
+  }
+  // x86 register rows: "RAX: 0000000000000000 RBX: ffff8801ac392080 RCX: ffffffff84db22a1"
+  if (s.size() > 5 && (s[0] == 'R' || s[0] == 'E') && s[3] == ':' && s[4] == ' ') {
+    std::string_view t = s;
+    for (int i = 0; i < 4 && !t.empty(); ++i) {
+      t = trim_left(t);
+      const std::size_t colon = t.find(": ");
+      if (colon == std::string_view::npos || colon > 8) break;
+      std::string_view name = t.substr(0, colon);
+      t.remove_prefix(colon + 2);
+      t = trim_left(t);
+      if (t.size() > 5 && t[4] == ':') t.remove_prefix(5);  // "RSP: 0018:ffff..."
+      auto v = hex(t);
+      if (!v) break;
+      if (report_.registers.size() < 64) report_.registers.emplace_back(std::string(name), *v);
+    }
+    return true;
+  }
+  return is_register_line(s);
+}
+
+ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
+  if (line.foreign) {
+    ++idle_;
+    return Effect::Ignored;
+  }
+  if (caller_kind_ && line.caller_kind && (line.caller_kind != caller_kind_ || line.caller_id != caller_id_)) {
+    ++idle_;  // another context's output interleaved with ours: leave it out
+    return Effect::Ignored;
+  }
+  const std::string_view text = line.text;
+  const std::string_view s = trim(text);
+  if (s.empty()) {
+    ++idle_;
+    return Effect::Ignored;
+  }
+
+  if (s.starts_with("Call Trace:") || s.starts_with("Call trace:") || s == "Backtrace:" ||
+      s.starts_with("backtrace:") || s.starts_with("Call Trace: ")) {
+    start_trace(pending_label_.empty() ? std::string("Call Trace") : pending_label_, line.number,
+                !is_auxiliary_label(pending_label_));
+    touch(line.number);
+    std::string_view rest = trim(s.substr(s.find(':') + 1));
+    if (!rest.empty()) {
+      if (auto tl = parse_trace_line(rest); tl && tl->frame) {
+        for (auto& m : tl->markers) set_stack(m.open ? m.stack : StackKind::Task, m.open ? m.exception : std::nullopt, line.number);
+        add_frame(std::move(*tl->frame), line.number);
+        return Effect::TraceFrame;
+      }
+    }
+    return Effect::Consumed;
+  }
+
+  const char first = text.empty() ? '\0' : text[0];
+  const bool frame_shaped = in_trace_ || first == ' ' || first == '\t' || first == '[' || first == '(' || first == '<';
+  if (frame_shaped) {
+    if (auto tl = parse_trace_line(text)) {
+      if (!in_trace_) {
+        // Frames with no "Call Trace:" header: KASAN/KMSAN/KFENCE access stacks, lockdep chains.
+        start_trace(pending_label_.empty() ? std::string("Call Trace") : pending_label_, line.number,
+                    !is_auxiliary_label(pending_label_));
+      }
+      non_frame_in_trace_ = 0;
+      for (auto& m : tl->markers) {
+        if (m.open)
+          set_stack(m.stack, m.exception, line.number);
+        else
+          set_stack(m.stack == StackKind::Task ? StackKind::Unknown : StackKind::Task, std::nullopt, line.number);
+      }
+      touch(line.number);
+      if (tl->frame) {
+        add_frame(std::move(*tl->frame), line.number);
+        return Effect::TraceFrame;
+      }
+      return Effect::Consumed;
+    }
+  }
+
+  if (parse_header_field(s, line.number)) {
+    touch(line.number);
+    if (in_trace_) non_frame_in_trace_ = 0;
+    return Effect::Consumed;
+  }
+  if (in_trace_ && is_hex_dump_line(s)) {
+    touch(line.number);
+    return Effect::Consumed;
+  }
+
+  if (in_trace_) {
+    // One stray line (another CPU's message) does not end a trace; a label or a few lines do.
+    if (s.back() == ':' || ++non_frame_in_trace_ >= 3) end_trace();
+  }
+  if (s.back() == ':' && s.size() < 200) {
+    pending_label_ = std::string(s.substr(0, s.size() - 1));
+    touch(line.number);
+    return Effect::Consumed;
+  }
+  if (report_.body.size() < 16 && s.size() < 512) report_.body.emplace_back(s);
+  ++idle_;
+  return Effect::Ignored;
+}
+
+Report ReportBuilder::finish() {
+  end_trace();
+  // Pick a stack for frames printed before any marker. x86 kernels mark every
+  // stack but the task stack (before 5.16 the task stack had no marker), so
+  // unmarked x86 frames are on the task stack. Other architectures print no
+  // markers at all: there the stack is not known from the text.
+  bool x86 = report_.arch == Arch::X86_64 || report_.arch == Arch::I386;
+  if (report_.arch == Arch::Unknown) {
+    for (const Frame& f : report_.frames) {
+      if (f.printed_unreliable || (f.address && *f.address >= 0xffffffff80000000ULL)) {
+        x86 = true;
+        break;
+      }
+    }
+  }
+  if (x86) {
+    for (Frame& f : report_.frames)
+      if (f.stack == StackKind::Unknown) f.stack = StackKind::Task;
+    for (StackSection& s : report_.sections)
+      if (s.stack == StackKind::Unknown) s.stack = StackKind::Task;
+  }
+  for (const Frame& f : report_.frames) {
+    if (f.address && f.function) {
+      report_.old_address_format = true;
+      break;
+    }
+  }
+  // Drop empty sections (a marker followed directly by another marker).
+  std::erase_if(report_.sections, [](const StackSection& s) { return s.frame_count == 0; });
+  if (report_.frames.empty() && requires_trace(report_.kind))
+    mark_corrupted("no call trace: the report is truncated or its trace lines are missing");
+  return std::move(report_);
+}
+
+}  // namespace btaudit

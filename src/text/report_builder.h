@@ -1,0 +1,64 @@
+// Fills one Report from the cleaned lines that belong to it: the header
+// fields (CPU/PID/comm, taint, release, hardware), the crash site, registers,
+// code bytes, modules, and the traces with their stack sections.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "model/report.h"
+#include "text/line_cleaner.h"
+#include "text/report_markers.h"
+
+namespace btaudit {
+
+class ReportBuilder {
+ public:
+  ReportBuilder(std::string path, const StartMarker& start, const CleanLine& line, std::uint32_t first_line);
+
+  // What a line did to the report.
+  enum class Effect { Ignored, Consumed, TraceFrame };
+  Effect add_line(const CleanLine& line);
+
+  // Marks a start line of the same report ("Oops:" after "BUG: unable to handle").
+  void add_follow_up(const StartMarker& marker, const CleanLine& line);
+  // Attaches another CPU's backtrace ("NMI backtrace for cpu 1") as a secondary trace.
+  void add_backtrace(const StartMarker& marker, const CleanLine& line);
+  void mark_corrupted(std::string reason);
+
+  bool in_trace() const { return in_trace_; }
+  bool has_frames() const { return !report_.frames.empty(); }
+  std::uint32_t last_line() const { return report_.input.last_line; }
+  std::uint32_t idle_lines() const { return idle_; }
+  const Report& report() const { return report_; }
+  char caller_kind() const { return caller_kind_; }
+  std::uint32_t caller_id() const { return caller_id_; }
+
+  Report finish();
+
+ private:
+  void touch(std::uint32_t line);
+  void start_trace(std::string label, std::uint32_t line, bool primary);
+  void end_trace();
+  void set_stack(StackKind stack, std::optional<std::string> exception, std::uint32_t line);
+  void add_frame(Frame f, std::uint32_t line);
+  bool parse_header_field(std::string_view s, std::uint32_t line);
+  bool parse_task_line(std::string_view s);
+  void parse_warning_header(std::string_view s);
+  void note_cpu(int cpu, std::uint32_t line);
+
+  Report report_;
+  bool in_trace_ = false;
+  std::uint32_t non_frame_in_trace_ = 0;
+  std::uint32_t idle_ = 0;
+  std::string pending_label_;         // last line ending in ':' (labels an implicit trace)
+  StackKind stack_ = StackKind::Unknown;
+  std::optional<std::string> exception_;
+  bool saw_marker_in_trace_ = false;
+  char caller_kind_ = 0;
+  std::uint32_t caller_id_ = 0;
+  std::optional<int> first_cpu_;
+  std::uint32_t first_trace_line_ = 0;
+};
+
+}  // namespace btaudit

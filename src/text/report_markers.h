@@ -1,0 +1,36 @@
+// The lines that start (and end) a kernel report, and how a start line
+// relates to a report that is already open.
+#pragma once
+#include <optional>
+#include <string_view>
+
+#include "model/report_kind.h"
+
+namespace btaudit {
+
+enum class JoinPolicy {
+  Standalone,   // always starts its own report
+  FollowUp,     // second line of a report that has just started ("Oops:" after "BUG: unable to handle ...")
+  Consequence,  // what a report led to ("Kernel panic - not syncing: Fatal exception")
+  Backtrace,    // another CPU's stack printed on behalf of an open report ("NMI backtrace for cpu 1")
+  Soft,         // a banner that may precede a start line ("[ cut here ]", "=====")
+};
+
+struct StartMarker {
+  ReportKind kind = ReportKind::Other;
+  JoinPolicy join = JoinPolicy::Standalone;
+  std::string_view header;  // the line from the marker on, e.g. "WARNING: CPU: 0 PID: 1 at ..."
+};
+
+// Whether a "Kernel panic - not syncing: REASON" line is the consequence of
+// an earlier report (Fatal exception, panic_on_warn, hung_task, ...) rather
+// than a failure of its own (sysrq, stack-protector, VFS: Unable to mount root).
+bool is_consequential_panic(std::string_view header);
+
+// Recognises a start line. `text` is a cleaned line (prefixes stripped).
+std::optional<StartMarker> match_start(std::string_view text);
+
+enum class EndMarker { None, EndTrace, KernelOffset, EndKernelPanic };
+EndMarker match_end(std::string_view text);
+
+}  // namespace btaudit

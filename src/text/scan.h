@@ -1,0 +1,92 @@
+// Small string_view scanners used by every text front-end file.
+// No allocation, no locale, no regex: these sit on the per-line hot path.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace btaudit::scan {
+
+constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
+constexpr bool is_hex(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+constexpr bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+constexpr bool is_ident_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.' || c == '$';
+}
+constexpr bool is_ident(char c) { return is_ident_start(c) || is_digit(c); }
+
+constexpr std::string_view trim_left(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size() && is_space(s[i])) ++i;
+  return s.substr(i);
+}
+constexpr std::string_view trim_right(std::string_view s) {
+  std::size_t n = s.size();
+  while (n > 0 && is_space(s[n - 1])) --n;
+  return s.substr(0, n);
+}
+constexpr std::string_view trim(std::string_view s) { return trim_right(trim_left(s)); }
+
+// Removes `prefix` from the front of `s` and returns true when it is there.
+constexpr bool consume(std::string_view& s, std::string_view prefix) {
+  if (s.substr(0, prefix.size()) != prefix) return false;
+  s.remove_prefix(prefix.size());
+  return true;
+}
+
+// Parses hex digits (an optional 0x is the caller's business). Fails on no
+// digits or on more than 16 of them (values wider than 64 bits are not addresses).
+constexpr std::optional<std::uint64_t> hex(std::string_view& s) {
+  std::uint64_t v = 0;
+  std::size_t i = 0;
+  for (; i < s.size() && is_hex(s[i]); ++i) {
+    if (i == 16) return std::nullopt;
+    const char c = s[i];
+    const unsigned d = is_digit(c) ? unsigned(c - '0') : unsigned((c | 0x20) - 'a' + 10);
+    v = (v << 4) | d;
+  }
+  if (i == 0) return std::nullopt;
+  s.remove_prefix(i);
+  return v;
+}
+
+// Parses "0x<hex>".
+constexpr std::optional<std::uint64_t> hex0x(std::string_view& s) {
+  std::string_view t = s;
+  if (!consume(t, "0x")) return std::nullopt;
+  auto v = hex(t);
+  if (v) s = t;
+  return v;
+}
+
+// Parses a non-negative decimal that fits in 63 bits.
+constexpr std::optional<std::int64_t> dec(std::string_view& s) {
+  std::int64_t v = 0;
+  std::size_t i = 0;
+  for (; i < s.size() && is_digit(s[i]); ++i) {
+    if (i == 18) return std::nullopt;
+    v = v * 10 + (s[i] - '0');
+  }
+  if (i == 0) return std::nullopt;
+  s.remove_prefix(i);
+  return v;
+}
+
+constexpr std::string_view ident(std::string_view& s) {
+  std::size_t i = 0;
+  if (i < s.size() && is_ident_start(s[i])) {
+    ++i;
+    while (i < s.size() && is_ident(s[i])) ++i;
+  }
+  std::string_view r = s.substr(0, i);
+  s.remove_prefix(i);
+  return r;
+}
+
+constexpr bool contains(std::string_view s, std::string_view needle) {
+  return s.find(needle) != std::string_view::npos;
+}
+
+}  // namespace btaudit::scan

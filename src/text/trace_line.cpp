@@ -1,0 +1,245 @@
+#include "text/trace_line.h"
+
+#include "text/scan.h"
+
+namespace btaudit {
+
+namespace {
+
+using namespace scan;
+
+// "<IRQ>", "</IRQ>", "<EOI>", "<NMI>", "<<EOE>>", "<#DF>", "<TASK>", ...
+std::optional<StackMarker> parse_marker(std::string_view& s) {
+  if (s.size() < 4 || s[0] != '<') return std::nullopt;
+  std::string_view t = s.substr(1);
+  bool close = consume(t, "/");
+  const bool doubled = consume(t, "<");  // 2.6's "<<EOE>>"
+  const std::size_t end = t.find('>');
+  if (end == std::string_view::npos || end == 0 || end > 20) return std::nullopt;
+  const std::string_view name = t.substr(0, end);
+  t.remove_prefix(end + 1);
+  if (doubled && !consume(t, ">")) return std::nullopt;
+  StackMarker m;
+  if (name == "IRQ") {
+    m.stack = StackKind::Irq;
+  } else if (name == "EOI") {
+    m.stack = StackKind::Irq;
+    close = true;
+  } else if (name == "EOE") {
+    m.stack = StackKind::Exception;
+    close = true;
+  } else if (name == "NMI") {
+    m.stack = StackKind::Nmi;
+    m.exception = "NMI";
+  } else if (name == "TASK") {
+    m.stack = StackKind::Task;
+  } else if (name == "SOFTIRQ") {
+    m.stack = StackKind::Softirq;
+  } else if (name == "ENTRY_TRAMPOLINE" || name == "SYSENTER") {
+    m.stack = StackKind::Entry;
+  } else if (name[0] == '#' && name.size() <= 6) {
+    for (char c : name.substr(1))
+      if (!((c >= 'A' && c <= 'Z') || is_digit(c))) return std::nullopt;
+    m.stack = StackKind::Exception;
+    m.exception = std::string(name);
+  } else if (name == "DOUBLEFAULT" || name == "MCE" || name == "DEBUG" || name == "STACKFAULT") {
+    m.stack = StackKind::Exception;
+    m.exception = name == "DOUBLEFAULT" ? "#DF" : name == "MCE" ? "#MC" : name == "DEBUG" ? "#DB" : "#SS";
+  } else {
+    return std::nullopt;
+  }
+  m.open = !close;
+  s = t;
+  return m;
+}
+
+// "[<ffffffff81234567>]"
+std::optional<std::uint64_t> parse_bracket_address(std::string_view& s) {
+  std::string_view t = s;
+  if (!consume(t, "[<")) return std::nullopt;
+  auto v = hex(t);
+  if (!v || !consume(t, ">]")) return std::nullopt;
+  s = t;
+  return v;
+}
+
+// powerpc "[c0000000fe3f7b30]" (no angle brackets)
+std::optional<std::uint64_t> parse_plain_bracket_address(std::string_view& s) {
+  std::string_view t = s;
+  if (!consume(t, "[")) return std::nullopt;
+  auto v = hex(t);
+  if (!v || !consume(t, "]")) return std::nullopt;
+  s = t;
+  return v;
+}
+
+// A symbol name: C identifiers with the compiler's suffixes (.cold, .isra.0, .constprop.1, .part.0).
+std::string_view symbol_name(std::string_view& s) { return ident(s); }
+
+// "path/file.c:123" or "file.c:123:4" as appended by syzkaller's symbolizer.
+bool looks_like_source(std::string_view w) {
+  const std::size_t colon = w.rfind(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 >= w.size()) return false;
+  std::string_view path = w.substr(0, colon);
+  const std::size_t c2 = path.rfind(':');  // file:line:column
+  if (c2 != std::string_view::npos) {
+    bool all = true;
+    for (char c : path.substr(c2 + 1)) all = all && is_digit(c);
+    if (all) path = path.substr(0, c2);
+  }
+  for (char c : w.substr(colon + 1))
+    if (!is_digit(c)) return false;
+  return path.find('.') != std::string_view::npos || path.find('/') != std::string_view::npos;
+}
+
+void parse_suffixes(std::string_view s, Frame& f) {
+  // The words after the symbol: "[mod]", "[mod buildid]", "file.c:12", "[inline]", "(C)", "(unreliable)".
+  for (int guard = 0; guard < 8; ++guard) {
+    s = trim_left(s);
+    if (s.empty()) return;
+    if (s[0] == '[') {
+      const std::size_t end = s.find(']');
+      if (end == std::string_view::npos) return;
+      std::string_view inside = s.substr(1, end - 1);
+      s.remove_prefix(end + 1);
+      if (inside == "inline") {
+        f.inlined = true;
+        continue;
+      }
+      const std::size_t sp = inside.find(' ');
+      std::string_view mod = inside.substr(0, sp);
+      if (mod.empty()) continue;
+      f.module = std::string(mod);
+      if (sp != std::string_view::npos) {
+        std::string_view id = trim(inside.substr(sp + 1));
+        if (!id.empty()) f.build_id = std::string(id);
+      }
+      continue;
+    }
+    if (s[0] == '(') {
+      const std::size_t end = s.find(')');
+      if (end == std::string_view::npos) return;
+      if (s.substr(1, end - 1) == "unreliable") f.printed_unreliable = true;
+      s.remove_prefix(end + 1);
+      continue;
+    }
+    const std::size_t sp = s.find(' ');
+    std::string_view word = s.substr(0, sp);
+    if (word == "from") return;  // arm: "... from [<caller>] (caller+0x1/0x2)": the caller is the next line's frame
+    if (!f.source && looks_like_source(word)) f.source = std::string(word);
+    if (sp == std::string_view::npos) return;
+    s.remove_prefix(sp);
+  }
+}
+
+}  // namespace
+
+std::optional<SymbolRef> parse_symbol_ref(std::string_view& s) {
+  std::string_view t = s;
+  SymbolRef r;
+  r.function = symbol_name(t);
+  if (r.function.empty() || !consume(t, "+")) return std::nullopt;
+  auto off = hex0x(t);
+  if (!off) return std::nullopt;
+  r.offset = *off;
+  if (consume(t, "/")) {
+    auto size = hex0x(t);
+    if (!size) return std::nullopt;
+    r.size = *size;
+  }
+  std::string_view m = t;
+  if (consume(m, " [")) {
+    const std::size_t end = m.find(']');
+    if (end != std::string_view::npos) {
+      std::string_view inside = m.substr(0, end);
+      const std::size_t sp = inside.find(' ');
+      r.module = inside.substr(0, sp);
+      if (sp != std::string_view::npos) r.build_id = inside.substr(sp + 1);
+      t = m.substr(end + 1);
+    }
+  }
+  s = t;
+  return r;
+}
+
+std::optional<TraceLine> parse_trace_line(std::string_view text) {
+  TraceLine out;
+  std::string_view s = trim_left(text);
+  if (s.empty()) return std::nullopt;
+
+  // Markers: on a line of their own (4.10+) or inline before a frame (<= 4.9).
+  for (int i = 0; i < 4; ++i) {
+    auto m = parse_marker(s);
+    if (!m) break;
+    out.markers.push_back(std::move(*m));
+    s = trim_left(s);
+  }
+  if (s.empty()) {
+    if (out.markers.empty()) return std::nullopt;
+    return out;
+  }
+
+  Frame f;
+  bool s390_paren = false;
+  if (s[0] == '(' && s.size() > 2 && s[1] == '[') {  // s390: "([<...>] foo+0x1/0x2)" is unreliable
+    s390_paren = true;
+    s.remove_prefix(1);
+  }
+  if (auto a = parse_bracket_address(s)) {
+    f.address = a;
+    s = trim_left(s);
+  } else if (auto p = parse_plain_bracket_address(s)) {
+    // powerpc prints "[sp] [ip] symbol": the second bracket is the code address.
+    s = trim_left(s);
+    if (auto ip = parse_plain_bracket_address(s)) {
+      f.address = ip;
+      s = trim_left(s);
+    } else {
+      return out.markers.empty() ? std::nullopt : std::optional<TraceLine>(out);
+    }
+  }
+  if (consume(s, "? ")) {
+    f.printed_unreliable = true;
+    s = trim_left(s);
+  }
+  const bool paren = consume(s, "(");  // arm: "(foo+0x0/0x10c)"
+  std::string_view t = s;
+  const std::string_view name = symbol_name(t);
+  if (!name.empty() && consume(t, "+")) {
+    auto off = hex0x(t);
+    if (!off) return out.markers.empty() ? std::nullopt : std::optional<TraceLine>(out);
+    f.offset = *off;
+    if (consume(t, "/")) {
+      auto size = hex0x(t);
+      if (!size) return out.markers.empty() ? std::nullopt : std::optional<TraceLine>(out);
+      f.size = *size;
+    }
+    f.function = std::string(name);
+    if (paren) consume(t, ")");
+    parse_suffixes(t, f);
+  } else if (!name.empty() && name.size() > 1 && name[0] == '0' && name[1] == 'x' && !paren) {
+    // A raw address with no symbol: " 0xffffffffc0123456".
+    std::string_view h = s;
+    auto v = hex0x(h);
+    if (!v || (!h.empty() && !is_space(h[0]))) return out.markers.empty() ? std::nullopt : std::optional<TraceLine>(out);
+    f.address = v;
+    parse_suffixes(h, f);
+  } else if (!name.empty() && !paren && !t.empty() && t[0] == ' ') {
+    // Symbolized inline frame without offset: " __dump_stack lib/dump_stack.c:17 [inline]".
+    std::string_view rest = trim_left(t);
+    const std::string_view word = rest.substr(0, rest.find(' '));
+    if (!looks_like_source(word)) return out.markers.empty() ? std::nullopt : std::optional<TraceLine>(out);
+    f.function = std::string(name);
+    parse_suffixes(rest, f);
+  } else if (f.address && name.empty() && (t.empty() || is_space(t[0]))) {
+    // "[<ffffffff81234567>] 0xffffffff81234567" or an address with no symbol at all.
+    parse_suffixes(t, f);
+  } else {
+    return out.markers.empty() ? std::nullopt : std::optional<TraceLine>(out);
+  }
+  if (s390_paren) f.printed_unreliable = true;
+  out.frame = std::move(f);
+  return out;
+}
+
+}  // namespace btaudit

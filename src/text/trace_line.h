@@ -1,0 +1,44 @@
+// Recognises one line of a printed backtrace: stack markers (<IRQ>, </IRQ>,
+// <EOI>, <NMI>, <#DF>, <TASK>, ...) and frames in every era's format:
+//   2.6-4.9   " [<ffffffff8134d2f3>] ? foo+0x63/0x90 [mod]"
+//   4.10+     " ? foo+0x63/0x90 [mod]"      5.14+ " foo+0x63/0x90 [mod <build id>]"
+//   arm64     " foo+0x63/0x90 (P)"           arm   "[<c0013cb8>] (foo+0x0/0x10c) from [<c0013dcc>] (bar+0x18/0x1c)"
+//   powerpc   "[c0000000fe3f7b30] [c000000000123456] foo+0x12/0x34 (unreliable)"
+//   s390      " ([<0000000000112233>] foo+0x12/0x34)"
+//   symbolized (syzkaller) " foo+0x12/0x34 net/core/dev.c:123"  " bar include/x.h:12 [inline]"
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/frame.h"
+
+namespace btaudit {
+
+struct StackMarker {
+  bool open = true;                       // "<IRQ>" opens, "</IRQ>"/"<EOI>"/"<EOE>" close
+  StackKind stack = StackKind::Unknown;
+  std::optional<std::string> exception;   // "#DF", "NMI", ...
+};
+
+struct TraceLine {
+  std::vector<StackMarker> markers;       // in order of appearance, before the frame
+  std::optional<Frame> frame;
+};
+
+// Returns nullopt when the line is neither a marker nor a frame.
+std::optional<TraceLine> parse_trace_line(std::string_view text);
+
+// Parses "func+0xoff/0xsize" (with optional " [mod]") used by RIP:/pc:/WARNING lines.
+// Leaves `s` after what was consumed.
+struct SymbolRef {
+  std::string_view function;
+  std::uint64_t offset = 0;
+  std::uint64_t size = 0;
+  std::string_view module;
+  std::string_view build_id;
+};
+std::optional<SymbolRef> parse_symbol_ref(std::string_view& s);
+
+}  // namespace btaudit
