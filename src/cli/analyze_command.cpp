@@ -4,8 +4,13 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <memory>
 
 #include "analysis/analyze_report.h"
+#include "analysis/debug_analysis.h"
+#include "debuginfo/debuginfo_error.h"
+#include "debuginfo/kernel_debuginfo.h"
 #include "cli/commands.h"
 #include "input/input_error.h"
 #include "input/read_input.h"
@@ -19,6 +24,67 @@ namespace po = boost::program_options;
 
 namespace {
 
+// Opens vmlinux once per release and keeps it for every report of the call.
+class DebugInfoCache {
+ public:
+  DebugInfoCache(std::string vmlinux, DebugInfoOptions options)
+      : vmlinux_(std::move(vmlinux)), options_(std::move(options)) {}
+
+  KernelDebugInfo* for_report(const Report& r) {
+    if (vmlinux_.empty()) return nullptr;
+    std::string path = vmlinux_;
+    if (path == "auto") {
+      if (!r.kernel) return nullptr;
+      path = find_by_release(*r.kernel);
+      if (path.empty()) {
+        note("no vmlinux for release " + *r.kernel + " under " + options_.debug_dir);
+        return nullptr;
+      }
+    }
+    auto it = open_.find(path);
+    if (it == open_.end()) {
+      std::unique_ptr<KernelDebugInfo> info;
+      try {
+        info = KernelDebugInfo::open(path, options_);
+      } catch (const DebugInfoError& e) {
+        note(e.what());
+        failed_ = true;
+      }
+      it = open_.emplace(path, std::move(info)).first;
+    }
+    return it->second.get();
+  }
+
+  std::vector<std::string> warnings() const {
+    std::vector<std::string> all = notes_;
+    for (const auto& [path, info] : open_)
+      if (info)
+        for (const auto& w : info->warnings()) all.push_back(w);
+    return all;
+  }
+  bool failed() const { return failed_; }
+
+ private:
+  std::string find_by_release(const std::string& release) const {
+    for (const std::string& candidate : {options_.debug_dir + "/boot/vmlinux-" + release,
+                                         options_.debug_dir + "/lib/modules/" + release + "/vmlinux"}) {
+      if (::access(candidate.c_str(), R_OK) == 0) return candidate;
+    }
+    return {};
+  }
+  void note(const std::string& s) {
+    for (const auto& n : notes_)
+      if (n == s) return;
+    notes_.push_back(s);
+  }
+
+  std::string vmlinux_;
+  DebugInfoOptions options_;
+  std::map<std::string, std::unique_ptr<KernelDebugInfo>> open_;
+  std::vector<std::string> notes_;
+  bool failed_ = false;
+};
+
 void write_stdout(const std::string& s) {
   std::fwrite(s.data(), 1, s.size(), stdout);
 }
@@ -29,10 +95,18 @@ int run_analyze(const std::vector<std::string>& args) {
   std::string format = "text";
   std::string colour = "auto";
   std::vector<std::string> inputs;
+  std::string vmlinux;
+  DebugInfoOptions debug_options;
   po::options_description opts("btaudit analyze [options] FILE... ('-' reads standard input)");
   opts.add_options()("help,h", "show this help")(
       "format,f", po::value(&format)->default_value("text"), "output format: text or json")(
-      "color", po::value(&colour)->default_value("auto"), "colour in text output: auto, always or never");
+      "color", po::value(&colour)->default_value("auto"), "colour in text output: auto, always or never")(
+      "vmlinux", po::value(&vmlinux),
+      "kernel image with DWARF; 'auto' finds it under --debug-dir by the report's release")(
+      "modules", po::value(&debug_options.module_paths),
+      "module debuginfo: a lib/modules/<release> tree, a folder of .ko/.ko.debug files, or a file (repeatable)")(
+      "debug-dir", po::value(&debug_options.debug_dir)->default_value("/usr/lib/debug"),
+      "root of build-id and release-named debuginfo");
   po::options_description hidden;
   hidden.add_options()("input", po::value(&inputs));
   po::options_description all;
@@ -66,6 +140,7 @@ int run_analyze(const std::vector<std::string>& args) {
 
   int status = kExitOk;
   std::vector<Report> reports;
+  DebugInfoCache debuginfo(vmlinux, debug_options);
   for (const std::string& path : inputs) {
     std::string text;
     try {
@@ -78,6 +153,7 @@ int run_analyze(const std::vector<std::string>& args) {
     const std::string name = path == "-" ? std::string("<stdin>") : path;
     for (Report& r : parse_log(text, name)) {
       analyze_report(r);
+      if (KernelDebugInfo* info = debuginfo.for_report(r)) apply_debuginfo(r, *info);
       reports.push_back(std::move(r));
     }
   }
@@ -92,6 +168,8 @@ int run_analyze(const std::vector<std::string>& args) {
     for (const Report& r : reports) write_stdout(render_text(r, style));
   }
   std::fflush(stdout);
+  for (const std::string& w : debuginfo.warnings()) std::cerr << "btaudit: warning: " << w << "\n";
+  if (debuginfo.failed()) status = kExitInputError;
   return status;
 }
 

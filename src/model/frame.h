@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "model/debug_info.h"
 #include "model/stack_kind.h"
 #include "model/verdict.h"
 
@@ -25,6 +26,7 @@ struct Frame {
   Reason reason = Reason::NoAddress;
   std::uint32_t line = 0;               // 1-based line in the input file
   std::uint32_t trace = 0;              // index into Report::traces
+  std::optional<FrameDebugInfo> debug;  // filled when vmlinux/module debuginfo is given
 };
 
 }  // namespace btaudit

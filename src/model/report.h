@@ -64,10 +64,14 @@ struct Report {
   std::optional<std::string> hardware;
   std::optional<CodeLocation> rip;      // crash site (RIP:/pc/NIP/EIP line)
   std::optional<CodeLocation> warn_site;// "WARNING: ... at file:line func+off/size"
+  std::optional<CodeLocation> last_break;// s390 "Last Breaking-Event-Address:" (not a call trace frame)
   std::vector<std::pair<std::string, std::uint64_t>> registers;
   std::string code_bytes;
   std::vector<std::string> modules;
   std::vector<std::string> body;        // the first free-text lines (KASAN access line, lockdep detail, ...)
+  // The report's own console lines as printed (prefixes stripped, other contexts'
+  // lines left out), from its start line on, bounded: what title rules read.
+  std::vector<std::string> text;
   std::vector<Trace> traces;
   std::vector<StackSection> sections;
   std::vector<Frame> frames;
@@ -75,7 +79,11 @@ struct Report {
   std::string corrupted_reason;
   bool old_address_format = false;      // "[<ffffffff...>]" era (<= 4.9)
   bool panicked = false;
-  std::optional<std::int64_t> kaslr_offset; // from "Kernel Offset:"
+  std::optional<std::int64_t> kaslr_offset; // from "Kernel Offset:" or inferred from frames with debuginfo
+  std::string kaslr_source;                 // "kernel_offset_line" or "frames"
+  int kaslr_agreeing_frames = 0;
+  std::optional<FrameDebugInfo> rip_debug;  // the crash site, symbolized
+  std::vector<std::string> debug_warnings;  // missing or mismatched debuginfo
   std::optional<std::size_t> guilty;    // index into frames
   std::uint64_t signature = 0;
   InputSpan input;

@@ -22,6 +22,12 @@ constexpr ReasonText text_of(Reason r) {
       return {"skipped_by_unwinder", "a reliable frame follows on the same stack, so the unwinder stepped over this slot"};
     case Reason::AfterChainEnd:
       return {"after_chain_end", "printed after the bottom frame of this stack: the live chain had already ended"};
+    case Reason::NoCallBefore:
+      return {"no_call_before", "the instruction before this return address is not a call: it cannot be a return address"};
+    case Reason::CallTargetMismatch:
+      return {"call_target_mismatch", "preceded by a direct call whose target cannot lead to the frame above"};
+    case Reason::CallSitePlausible:
+      return {"call_site_plausible", "preceded by a call that can lead to the frame above: possibly a caller the unwinder missed"};
     case Reason::ReportingPath:
       return {"reporting_path", "a live frame of the oops/WARN machinery below the faulting frame"};
     case Reason::AfterUnwinderStopped:

@@ -17,6 +17,55 @@ void write_location(JsonWriter& w, const CodeLocation& l) {
   w.end_object();
 }
 
+void write_source(JsonWriter& w, const SourceLocation& s) {
+  w.begin_object();
+  w.field("file", s.file);
+  w.field("line", s.line);
+  w.field("column", s.column);
+  w.end_object();
+}
+
+std::string_view to_string(CallKind k) {
+  switch (k) {
+    case CallKind::Direct: return "direct";
+    case CallKind::Indirect: return "indirect";
+    case CallKind::None: return "none";
+  }
+  return "none";
+}
+
+void write_debug_fields(JsonWriter& w, const FrameDebugInfo& d) {
+  w.field("debug_address", d.address);
+  w.key("source");
+  if (d.source)
+    write_source(w, *d.source);
+  else
+    w.null();
+  w.field("source_function", d.innermost_function);
+  w.key("inlined");
+  w.begin_array();
+  for (const InlinedCall& c : d.inlined) {
+    w.begin_object();
+    w.field("function", c.function);
+    w.field("file", c.call.file);
+    w.field("line", c.call.line);
+    w.field("column", c.call.column);
+    w.end_object();
+  }
+  w.end_array();
+  if (d.call_site) {
+    w.key("call_site");
+    w.begin_object();
+    w.field("kind", to_string(d.call_site->kind));
+    w.field("target", d.call_site->target);
+    w.field("insn", d.call_site->insn);
+    w.field("address", d.call_site->address);
+    w.end_object();
+  }
+  if (d.corruption_evidence) w.field("corruption_evidence", true);
+  if (!d.note.empty()) w.field("debug_note", d.note);
+}
+
 }  // namespace
 
 void write_frame_json(JsonWriter& w, const Frame& f) {
@@ -36,6 +85,7 @@ void write_frame_json(JsonWriter& w, const Frame& f) {
   w.field("trace", f.trace);
   if (f.source) w.field("source_text", *f.source);
   if (f.inlined) w.field("inlined_marker", true);
+  if (f.debug) write_debug_fields(w, *f.debug);
   w.end_object();
 }
 
@@ -75,6 +125,21 @@ void write_report_json(JsonWriter& w, const Report& r) {
   else
     w.null();
   w.field("kernel_offset", r.kaslr_offset);
+  w.field("kaslr_offset", r.kaslr_offset);
+  if (!r.kaslr_source.empty()) {
+    w.field("kaslr_source", r.kaslr_source);
+    w.field("kaslr_agreeing_frames", r.kaslr_agreeing_frames);
+  }
+  if (r.rip_debug) {
+    w.key("crash_site_debug");
+    w.begin_object();
+    write_debug_fields(w, *r.rip_debug);
+    w.end_object();
+  }
+  w.key("debug_warnings");
+  w.begin_array();
+  for (const auto& dw : r.debug_warnings) w.value(dw);
+  w.end_array();
   w.key("input");
   w.begin_object();
   w.field("path", r.input.path);

@@ -62,6 +62,31 @@ const char* colour_of(Verdict v) {
   return "\x1b[0m";
 }
 
+std::string describe(const SourceLocation& s) {
+  std::string out = s.file + ":" + std::to_string(s.line);
+  if (s.column) out += ":" + std::to_string(s.column);
+  return out;
+}
+
+// The lines decode_stacktrace.sh would add under a frame, plus the call site.
+std::string describe_debug(const FrameDebugInfo& d) {
+  std::string out;
+  const std::string indent = "                        ";
+  if (d.source) {
+    out += indent + describe(*d.source);
+    if (!d.inlined.empty() && d.innermost_function) out += "  (" + *d.innermost_function + ", inlined)";
+    out += "\n";
+  }
+  for (const InlinedCall& c : d.inlined) out += indent + "inlined into " + c.function + " at " + describe(c.call) + "\n";
+  if (d.call_site) {
+    out += indent + "call site: ";
+    out += d.call_site->kind == CallKind::None ? std::string("none") : d.call_site->insn;
+    out += "\n";
+  }
+  if (d.corruption_evidence || !d.note.empty()) out += indent + "note: " + d.note + "\n";
+  return out;
+}
+
 void pad(std::string& out, std::size_t from, std::size_t width) {
   const std::size_t used = out.size() - from;
   out.append(used < width ? width - used : 1, ' ');
@@ -93,8 +118,13 @@ std::string render_text(const Report& r, const TextStyle& style) {
   out += r.guilty ? describe(r.frames[*r.guilty]) : std::string("(none)");
   out += "\n   signature: " + signature_hex(r.signature) + "\n";
   if (r.panicked) out += "   the kernel panicked\n";
-  if (r.kaslr_offset) out += "   kernel offset (KASLR): " + hex(static_cast<std::uint64_t>(*r.kaslr_offset)) + "\n";
+  if (r.kaslr_offset && r.kaslr_source.empty()) out += "   kernel offset (KASLR): " + hex(static_cast<std::uint64_t>(*r.kaslr_offset)) + "\n";
   if (r.corrupted) out += "   CORRUPTED: " + r.corrupted_reason + "\n";
+  if (!r.kaslr_source.empty() && r.kaslr_offset)
+    out += "   KASLR offset " + hex(static_cast<std::uint64_t>(*r.kaslr_offset)) + " (" + r.kaslr_source + ", " +
+           std::to_string(r.kaslr_agreeing_frames) + " frames agree)\n";
+  if (r.rip_debug && r.rip_debug->source) out += "   crash site source: " + describe(*r.rip_debug->source) + "\n";
+  for (const auto& w : r.debug_warnings) out += "   debuginfo warning: " + w + "\n";
 
   std::set<Reason> used;
   for (const Trace& t : r.traces) {
@@ -123,6 +153,7 @@ std::string render_text(const Report& r, const TextStyle& style) {
       out += reason_code(f.reason);
       if (style.colour) out += reset;
       out += "\n";
+      if (f.debug) out += describe_debug(*f.debug);
     }
   }
   if (!used.empty()) {

@@ -1,0 +1,165 @@
+#include "analysis/call_site_check.h"
+
+#include <array>
+#include <set>
+#include <vector>
+
+namespace btaudit {
+
+namespace {
+
+constexpr std::uint64_t kMaxSweepBytes = 64 * 1024;   // functions longer than this are checked backwards
+constexpr std::size_t kMaxSweepInsns = 20000;
+constexpr int kMaxTailDepth = 3;
+constexpr std::size_t kMaxVisited = 64;
+constexpr std::uint64_t kMaxTailScanBytes = 8192;
+
+bool is_call(FlowKind f) { return f == FlowKind::CallDirect || f == FlowKind::CallIndirect; }
+
+}  // namespace
+
+bool CallSiteChecker::is_indirect_trampoline(const std::string& n) const {
+  // Calls through these go wherever a register, a patched site or a table says.
+  return n.starts_with("__x86_indirect_thunk_") || n.starts_with("__x86_indirect_call_thunk_") ||
+         n.starts_with("__x86_indirect_jump_thunk_") || n.starts_with("__SCT__") ||
+         n.starts_with("__static_call") || n.starts_with("ftrace_") || n == "__fentry__" || n == "mcount" ||
+         n.starts_with("paravirt_") || n.starts_with("_paravirt_") || n.starts_with("__raw_callee_save_") ||
+         n.starts_with("kretprobe_trampoline") || n.starts_with("__kretprobe_trampoline") ||
+         n.starts_with("__bpf_prog_") || n.starts_with("bpf_dispatcher_") || n.starts_with("__cfi_") ||
+         n.starts_with("__x86_return_thunk");
+}
+
+CallSiteFinding CallSiteChecker::find_call(std::uint64_t ret, const std::optional<CodeSymbol>& function) {
+  CallSiteFinding out;
+  std::optional<std::uint64_t> insn_start;
+
+  // 1. Forward sweep from the function's start: instruction boundaries are then exact.
+  if (function && function->address < ret && ret - function->address <= kMaxSweepBytes) {
+    const std::uint64_t len = ret - function->address;
+    std::vector<std::uint8_t> bytes(len + 16);
+    const std::size_t got = code_.read_code(function->address, bytes);
+    if (got >= len) {
+      bytes.resize(got);
+      std::uint64_t pos = 0;
+      std::uint64_t prev = 0;
+      std::size_t count = 0;
+      bool ok = true;
+      while (pos < len && count++ < kMaxSweepInsns) {
+        auto d = decoder_.decode(std::span(bytes).subspan(pos), function->address + pos);
+        if (!d || d->length == 0) {
+          ok = false;
+          break;
+        }
+        prev = pos;
+        pos += d->length;
+      }
+      if (ok && pos == len) {
+        insn_start = function->address + prev;
+        out.note = "forward sweep from " + function->name;
+      } else if (ok && pos > len) {
+        out.decided = true;
+        out.site.kind = CallKind::None;
+        out.site.insn = "(no instruction ends at the return address)";
+        out.note = "forward sweep from " + function->name + ": the address is inside an instruction";
+        return out;
+      }
+    }
+  }
+
+  // 2. Backwards: any decoding that ends exactly at ret and is a call. A
+  //    direct call (E8 rel32) is preferred: it is what compilers emit most.
+  std::array<std::uint8_t, 32> window{};
+  const std::uint64_t base = ret - 16;
+  const std::size_t got = code_.read_code(base, window);
+  if (got < 16) {
+    out.note = "no code bytes at this address in the debuginfo";
+    return out;
+  }
+  if (!insn_start) {
+    for (int k : {5, 6, 2, 3, 4, 7, 8, 9, 10, 11, 12, 13, 14, 15}) {
+      auto d = decoder_.decode(std::span(window).subspan(16 - k, got - (16 - k)), ret - k);
+      if (d && d->length == k && is_call(d->flow)) {
+        insn_start = ret - k;
+        out.note = "backward decode";
+        break;
+      }
+    }
+  }
+  out.decided = true;
+  if (!insn_start) {
+    out.site.kind = CallKind::None;
+    out.site.insn = "(no call ends here)";
+    if (out.note.empty()) out.note = "backward decode: no call instruction ends at the return address";
+    return out;
+  }
+  const std::size_t off = static_cast<std::size_t>(*insn_start - base);
+  auto d = decoder_.decode(std::span(window).subspan(off, got - off), *insn_start);
+  out.site.address = insn_start;
+  out.site.insn = decoder_.format(std::span(window).subspan(off, got - off), *insn_start);
+  if (!d || !is_call(d->flow)) {
+    out.site.kind = CallKind::None;
+    return out;
+  }
+  if (d->flow == FlowKind::CallIndirect) {
+    out.site.kind = CallKind::Indirect;
+    return out;
+  }
+  out.site.kind = CallKind::Direct;
+  // Unrelocated module code: the relocation names the target.
+  if (auto reloc = code_.relocation_target(*insn_start + d->rel_offset)) {
+    out.site.target = reloc->name;
+    out.site.insn = "call " + reloc->name;
+    if (is_indirect_trampoline(reloc->name)) out.site.kind = CallKind::Indirect;
+    return out;
+  }
+  if (d->target) {
+    if (auto sym = code_.symbol_at(*d->target)) {
+      out.site.target = sym->address == *d->target ? sym->name : sym->name + "+" + std::to_string(*d->target - sym->address);
+      if (is_indirect_trampoline(sym->name)) out.site.kind = CallKind::Indirect;
+      out.site.insn = "call " + *out.site.target;
+    }
+  }
+  return out;
+}
+
+Reach CallSiteChecker::reaches(std::uint64_t target, std::uint64_t callee) {
+  if (target == callee) return Reach::Yes;
+  std::set<std::uint64_t> visited;
+  std::vector<std::pair<std::uint64_t, int>> work{{target, 0}};
+  bool unknown = false;
+  while (!work.empty() && visited.size() < kMaxVisited) {
+    auto [addr, depth] = work.back();
+    work.pop_back();
+    if (!visited.insert(addr).second) continue;
+    auto sym = code_.symbol_at(addr);
+    if (!sym) {
+      unknown = true;
+      continue;
+    }
+    if (sym->address == callee) return Reach::Yes;
+    // With call-depth tracking a call lands in the padding before a function.
+    if (sym->name.starts_with("__pfx_") && sym->address + sym->size == callee) return Reach::Yes;
+    if (is_indirect_trampoline(sym->name)) return Reach::Unknown;
+    if (depth >= kMaxTailDepth) continue;
+    const std::uint64_t start = sym->address;
+    const std::uint64_t size = std::min<std::uint64_t>(sym->size ? sym->size : 256, kMaxTailScanBytes);
+    std::vector<std::uint8_t> bytes(size + 16);
+    const std::size_t got = code_.read_code(start, bytes);
+    std::uint64_t pos = addr - start;
+    std::size_t count = 0;
+    while (pos < size && pos < got && count++ < kMaxSweepInsns) {
+      auto d = decoder_.decode(std::span(bytes).subspan(pos, got - pos), start + pos);
+      if (!d || d->length == 0) break;
+      if ((d->flow == FlowKind::JumpDirect || d->flow == FlowKind::CondJump) && d->target &&
+          (*d->target < start || *d->target >= start + (sym->size ? sym->size : size))) {
+        work.emplace_back(*d->target, depth + 1);  // a tail call into another function
+      } else if (d->flow == FlowKind::JumpIndirect) {
+        unknown = true;  // an indirect tail call can go anywhere
+      }
+      pos += d->length;
+    }
+  }
+  return unknown ? Reach::Unknown : Reach::No;
+}
+
+}  // namespace btaudit

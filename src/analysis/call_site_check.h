@@ -1,0 +1,41 @@
+// Proves or refutes a return address from the machine code: it must sit
+// right after a call instruction, and a direct call must be able to lead
+// (through tail calls, thunks and trampolines) to the frame above it.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "analysis/code_source.h"
+#include "disasm/x86_decoder.h"
+#include "model/debug_info.h"
+
+namespace btaudit {
+
+enum class Reach { Yes, No, Unknown };
+
+struct CallSiteFinding {
+  CallSite site;              // kind None: the instruction before is not a call
+  bool decided = false;       // false when the bytes could not be read or decoded
+  std::string note;           // how it was decided, or why it could not be
+};
+
+class CallSiteChecker {
+ public:
+  explicit CallSiteChecker(CodeSource& code) : code_(code) {}
+
+  // The instruction that ends exactly at `return_address`. `function` is the
+  // symbol holding return_address - 1, used for a forward sweep from its start.
+  CallSiteFinding find_call(std::uint64_t return_address, const std::optional<CodeSymbol>& function);
+
+  // Whether a direct call to `target` can reach the function starting at `callee`
+  // (the frame above), following tail calls up to a small depth.
+  Reach reaches(std::uint64_t target, std::uint64_t callee);
+
+ private:
+  bool is_indirect_trampoline(const std::string& name) const;
+  CodeSource& code_;
+  X86Decoder decoder_;
+};
+
+}  // namespace btaudit

@@ -1,0 +1,171 @@
+#include "analysis/debug_analysis.h"
+
+#include <map>
+
+#include "analysis/call_site_check.h"
+#include "analysis/frame_roles.h"
+#include "debuginfo/debuginfo_code_source.h"
+
+namespace btaudit {
+
+namespace {
+
+struct Resolved {
+  std::uint64_t address = 0;  // in the debuginfo layout
+  CodeSymbol function;
+};
+
+// Where a printed frame's return address is in the debuginfo's layout.
+std::optional<Resolved> resolve(KernelDebugInfo& info, const Frame& f, const std::optional<std::int64_t>& kaslr,
+                                int& size_mismatches) {
+  const std::string module = f.module.value_or("");
+  if (f.function && f.offset) {
+    auto sym = info.function(*f.function, module, f.size);
+    if (!sym) return std::nullopt;
+    // kallsyms sizes run to the next symbol, so they include alignment padding.
+    if (f.size && sym->size && (*f.size < sym->size || *f.size - sym->size >= 64)) ++size_mismatches;
+    return Resolved{sym->address + *f.offset, CodeSymbol{sym->name, sym->address, sym->size}};
+  }
+  if (f.address && module.empty() && kaslr) {
+    const std::uint64_t a = *f.address - static_cast<std::uint64_t>(*kaslr);
+    auto sym = info.symbol_at(a - 1);
+    if (!sym) return std::nullopt;
+    return Resolved{a, CodeSymbol{sym->name, sym->address, sym->size}};
+  }
+  return std::nullopt;
+}
+
+// KASLR from the frames that print both an absolute address and a symbol:
+// each gives address - (symbol + offset); the most common value must be
+// backed by at least two frames (or by the kernel's own "Kernel Offset:").
+void infer_kaslr(Report& r, KernelDebugInfo& info) {
+  std::map<std::int64_t, int> votes;
+  for (const Frame& f : r.frames) {
+    if (!f.address || !f.function || !f.offset || f.module) continue;
+    auto sym = info.function(*f.function, "", f.size);
+    if (!sym) continue;
+    votes[static_cast<std::int64_t>(*f.address - (sym->address + *f.offset))]++;
+  }
+  std::int64_t best = 0;
+  int count = 0;
+  for (auto [offset, n] : votes)
+    if (n > count) best = offset, count = n;
+  if (r.kaslr_offset) {
+    r.kaslr_source = "kernel_offset_line";
+    r.kaslr_agreeing_frames = votes.count(*r.kaslr_offset) ? votes[*r.kaslr_offset] : 0;
+    if (count > 0 && best != *r.kaslr_offset)
+      r.debug_warnings.push_back("frames suggest a kernel offset different from the printed Kernel Offset line");
+    return;
+  }
+  if (count >= 2 || (count == 1 && votes.size() == 1 && r.frames.size() == 1)) {
+    r.kaslr_offset = best;
+    r.kaslr_source = "frames";
+    r.kaslr_agreeing_frames = count;
+  } else if (!votes.empty()) {
+    r.debug_warnings.push_back("frames disagree on the kernel offset: not inferred");
+  }
+}
+
+bool keeps_text_stale(Reason r) {
+  return r == Reason::SkippedByUnwinder || r == Reason::AfterChainEnd || r == Reason::DuplicateOfAbove ||
+         r == Reason::FunctionStart;
+}
+
+}  // namespace
+
+void apply_debuginfo(Report& r, KernelDebugInfo& info) {
+  if (auto release = info.release(); release && r.kernel && *release != *r.kernel)
+    r.debug_warnings.push_back(info.vmlinux_path() + " is release " + *release + " but the report is from " +
+                               *r.kernel);
+  infer_kaslr(r, info);
+  DebugInfoCodeSource code(info);
+  CallSiteChecker checker(code);
+
+  int size_mismatches = 0;
+  int resolved_count = 0;
+  std::vector<std::optional<Resolved>> where(r.frames.size());
+  for (std::size_t i = 0; i < r.frames.size(); ++i) {
+    Frame& f = r.frames[i];
+    where[i] = resolve(info, f, r.kaslr_offset, size_mismatches);
+    if (!where[i]) continue;
+    ++resolved_count;
+    FrameDebugInfo d;
+    d.address = where[i]->address;
+    d.lookup_address = d.address - 1;  // a return address: the call is the byte before
+    info.describe_source(d.lookup_address, d);
+    f.debug = std::move(d);
+  }
+  if (r.rip && r.rip->function && r.rip->offset) {
+    if (auto sym = info.function(*r.rip->function, r.rip->module.value_or(""), r.rip->size)) {
+      FrameDebugInfo d;
+      d.address = sym->address + *r.rip->offset;
+      d.lookup_address = d.address;  // the faulting instruction itself
+      info.describe_source(d.lookup_address, d);
+      r.rip_debug = std::move(d);
+    }
+  }
+  if (size_mismatches > 0 && size_mismatches * 4 >= resolved_count)
+    r.debug_warnings.push_back(std::to_string(size_mismatches) + " of " + std::to_string(resolved_count) +
+                               " frames have a function size that differs from " + info.vmlinux_path() +
+                               ": the debuginfo does not match this kernel build");
+
+  // Call-site checks, top (most recent) frame first, so that "the frame above"
+  // is the nearest earlier frame on the same stack that is not stale.
+  for (const Trace& t : r.traces) {
+    constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    std::size_t above = kNone;  // nearest earlier frame on this stack that is not stale
+    for (std::size_t i = t.first_frame; i < t.first_frame + t.frame_count; ++i) {
+      Frame& f = r.frames[i];
+      if (above != kNone && (r.frames[above].stack != f.stack || r.frames[above].exception != f.exception))
+        above = kNone;
+      if (!where[i] || !f.debug) continue;
+      CallSiteFinding finding = checker.find_call(where[i]->address, where[i]->function);
+      f.debug->call_site = finding.site;
+      if (!finding.decided) {
+        f.debug->note = finding.note;
+        if (f.verdict != Verdict::Stale) above = i;
+        continue;
+      }
+      Reach reach = Reach::Unknown;
+      if (finding.site.kind == CallKind::Direct && above != kNone && where[above] &&
+          !(r.frames[above].function && is_entry_code(*r.frames[above].function))) {
+        const std::uint64_t callee = where[above]->function.address;
+        if (finding.site.target) {
+          auto tsym = info.function(finding.site.target->substr(0, finding.site.target->find('+')),
+                                    f.module.value_or(""));
+          if (!tsym && f.module) tsym = info.function(*finding.site.target, "");
+          if (tsym) reach = checker.reaches(tsym->address, callee);
+        }
+      }
+      const bool no_call = finding.site.kind == CallKind::None;
+      const bool mismatch = finding.site.kind == CallKind::Direct && reach == Reach::No;
+      if (!f.printed_unreliable) {
+        if (no_call || mismatch) {
+          f.debug->corruption_evidence = true;
+          f.debug->note = no_call ? "reliable frame not preceded by a call: evidence of stack corruption"
+                                  : "reliable frame whose call cannot reach the frame above: evidence of stack "
+                                    "corruption or a missed tail call";
+        }
+        above = i;
+        continue;
+      }
+      if (no_call) {
+        f.verdict = Verdict::Stale;
+        f.reason = Reason::NoCallBefore;
+      } else if (mismatch) {
+        if (!(f.verdict == Verdict::Stale && keeps_text_stale(f.reason))) {
+          f.verdict = Verdict::Stale;
+          f.reason = Reason::CallTargetMismatch;
+        }
+        f.debug->note = "direct call to " + finding.site.target.value_or("?") + " cannot reach " +
+                        where[above]->function.name;
+      } else if (f.verdict != Verdict::Stale && f.reason != Reason::ReportingPath) {
+        f.verdict = Verdict::Plausible;
+        f.reason = Reason::CallSitePlausible;
+      }
+      if (f.verdict != Verdict::Stale) above = i;
+    }
+  }
+}
+
+}  // namespace btaudit

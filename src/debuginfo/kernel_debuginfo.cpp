@@ -1,0 +1,370 @@
+#include "debuginfo/kernel_debuginfo.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+#include "debuginfo/debuginfo_error.h"
+
+namespace btaudit {
+
+namespace fs = std::filesystem;
+
+// The callbacks struct must outlive the Dwfl that points at it; it lives in
+// the KernelDebugInfo, never in a global.
+struct DwflCallbacksHolder {
+  std::string debuginfo_path;
+  char* debuginfo_path_ptr = nullptr;
+  Dwfl_Callbacks callbacks{};
+};
+
+void KernelDebugInfo::DwflDeleter::operator()(Dwfl* d) const { dwfl_end(d); }
+
+// name -> symbols of one module, built once from the ELF symbol table.
+// Names are views into the ELF string table, which lives as long as the Dwfl.
+struct KernelDebugInfo::SymbolTable {
+  std::unordered_multimap<std::string_view, DebugSymbol> by_name;
+};
+
+namespace {
+
+std::string normalize_module_name(std::string_view name) {
+  std::string s(name);
+  std::replace(s.begin(), s.end(), '-', '_');
+  return s;
+}
+
+// "foo.ko", "foo.ko.xz", "foo.ko.zst", "foo.ko.gz", "foo.ko.debug" -> "foo"
+std::optional<std::string> module_stem(const std::string& filename) {
+  const std::size_t ko = filename.find(".ko");
+  if (ko == std::string::npos || ko == 0) return std::nullopt;
+  const std::string rest = filename.substr(ko);
+  if (rest != ".ko" && rest != ".ko.xz" && rest != ".ko.zst" && rest != ".ko.gz" && rest != ".ko.debug")
+    return std::nullopt;
+  return normalize_module_name(filename.substr(0, ko));
+}
+
+std::string hex_bytes(const unsigned char* p, int n) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string s;
+  for (int i = 0; i < n; ++i) {
+    s.push_back(kHex[p[i] >> 4]);
+    s.push_back(kHex[p[i] & 15]);
+  }
+  return s;
+}
+
+const char* die_name(Dwarf_Die* die) {
+  Dwarf_Attribute attr;
+  const char* name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+  return name ? name : "??";
+}
+
+}  // namespace
+
+std::unique_ptr<KernelDebugInfo> KernelDebugInfo::open(const std::string& vmlinux, const DebugInfoOptions& options) {
+  std::error_code ec;
+  if (!fs::is_regular_file(vmlinux, ec)) throw DebugInfoError(vmlinux + ": no such vmlinux file");
+  std::unique_ptr<KernelDebugInfo> info(new KernelDebugInfo());
+  info->options_ = options;
+  info->vmlinux_path_ = vmlinux;
+  info->callbacks_ = std::make_unique<DwflCallbacksHolder>();
+  auto& cb = *info->callbacks_;
+  cb.debuginfo_path = "-:.debug:" + options.debug_dir;
+  cb.debuginfo_path_ptr = cb.debuginfo_path.data();
+  cb.callbacks.find_elf = dwfl_build_id_find_elf;
+  cb.callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+  cb.callbacks.section_address = dwfl_offline_section_address;
+  cb.callbacks.debuginfo_path = &cb.debuginfo_path_ptr;
+  info->dwfl_.reset(dwfl_begin(&cb.callbacks));
+  if (!info->dwfl_) throw DebugInfoError(vmlinux + ": cannot start libdwfl: " + dwfl_errmsg(-1));
+  dwfl_report_begin(info->dwfl_.get());
+  info->kernel_ = dwfl_report_offline(info->dwfl_.get(), "kernel", vmlinux.c_str(), -1);
+  if (!info->kernel_) throw DebugInfoError(vmlinux + ": not a usable ELF file: " + dwfl_errmsg(-1));
+  dwfl_report_end(info->dwfl_.get(), nullptr, nullptr);
+  GElf_Addr bias = 0;
+  Elf* elf = dwfl_module_getelf(info->kernel_, &bias);
+  GElf_Ehdr ehdr;
+  if (!elf || !gelf_getehdr(elf, &ehdr) || ehdr.e_machine != EM_X86_64)
+    throw DebugInfoError(vmlinux + ": not an x86-64 kernel image");
+  if (dwfl_module_getsymtab(info->kernel_) <= 0) throw DebugInfoError(vmlinux + ": has no symbol table");
+  const unsigned char* bits = nullptr;
+  GElf_Addr vaddr = 0;
+  const int n = dwfl_module_build_id(info->kernel_, &bits, &vaddr);
+  if (n > 0) info->build_id_ = hex_bytes(bits, n);
+  return info;
+}
+
+KernelDebugInfo::~KernelDebugInfo() = default;
+
+std::optional<std::string> KernelDebugInfo::find_module_file(std::string_view module) const {
+  const std::string want = normalize_module_name(module);
+  std::optional<std::string> best;
+  auto consider = [&](const fs::path& p) {
+    const auto stem = module_stem(p.filename().string());
+    if (!stem || *stem != want) return false;
+    // Prefer a file with DWARF (.ko.debug or an unstripped .ko) over a compressed release .ko.
+    const std::string name = p.filename().string();
+    if (!best || name.ends_with(".debug")) best = p.string();
+    return name.ends_with(".debug");
+  };
+  for (const std::string& root : options_.module_paths) {
+    std::error_code ec;
+    if (fs::is_regular_file(root, ec)) {
+      if (consider(root)) return best;
+      continue;
+    }
+    if (!fs::is_directory(root, ec)) continue;
+    std::size_t budget = 500000;  // a hostile or huge tree cannot make this walk forever
+    for (fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+         it != end && budget > 0; it.increment(ec), --budget) {
+      if (ec) break;
+      if (it->is_regular_file(ec) && consider(it->path())) return best;
+    }
+  }
+  return best;
+}
+
+bool KernelDebugInfo::load_module(std::string_view module) {
+  if (module.empty()) return true;
+  if (modules_.count(module)) return true;
+  if (auto tried = module_tried_.find(module); tried != module_tried_.end()) return tried->second;
+  module_tried_[std::string(module)] = false;
+  const auto file = find_module_file(module);
+  if (!file) {
+    warnings_.push_back("no debuginfo for module " + std::string(module) + " (give --modules DIR)");
+    return false;
+  }
+  dwfl_report_begin_add(dwfl_.get());
+  Dwfl_Module* mod = dwfl_report_offline(dwfl_.get(), std::string(module).c_str(), file->c_str(), -1);
+  dwfl_report_end(dwfl_.get(), nullptr, nullptr);
+  if (!mod) {
+    warnings_.push_back(*file + ": cannot load module debuginfo: " + dwfl_errmsg(-1));
+    return false;
+  }
+  modules_[std::string(module)] = mod;
+  module_tried_[std::string(module)] = true;
+  return true;
+}
+
+Dwfl_Module* KernelDebugInfo::module_for(std::string_view module) const {
+  if (module.empty()) return kernel_;
+  const auto it = modules_.find(module);
+  return it == modules_.end() ? nullptr : it->second;
+}
+
+Dwfl_Module* KernelDebugInfo::module_at(std::uint64_t address) const {
+  return dwfl_addrmodule(dwfl_.get(), address);
+}
+
+KernelDebugInfo::SymbolTable& KernelDebugInfo::symbols_of(Dwfl_Module* mod, const std::string& module) {
+  auto& slot = tables_[mod];
+  if (slot) return *slot;
+  slot = std::make_unique<SymbolTable>();
+  const int n = dwfl_module_getsymtab(mod);
+  slot->by_name.reserve(n > 0 ? static_cast<std::size_t>(n) : 0);
+  for (int i = 1; i < n; ++i) {
+    GElf_Sym sym;
+    GElf_Addr addr = 0;
+    GElf_Word shndx = 0;
+    Elf* elf = nullptr;
+    Dwarf_Addr bias = 0;
+    const char* name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, &elf, &bias);
+    if (!name || !*name) continue;
+    const int type = GELF_ST_TYPE(sym.st_info);
+    if (type != STT_FUNC && type != STT_NOTYPE && type != STT_OBJECT) continue;
+    if (sym.st_shndx == SHN_UNDEF) continue;
+    slot->by_name.emplace(std::string_view(name), DebugSymbol{name, addr, sym.st_size, module});
+  }
+  return *slot;
+}
+
+std::optional<DebugSymbol> KernelDebugInfo::function(std::string_view name, std::string_view module,
+                                                     std::optional<std::uint64_t> size_hint) {
+  if (!module.empty() && !load_module(module)) return std::nullopt;
+  Dwfl_Module* mod = module_for(module);
+  if (!mod) return std::nullopt;
+  auto& table = symbols_of(mod, std::string(module));
+  auto [first, last] = table.by_name.equal_range(name);
+  std::optional<DebugSymbol> best;
+  for (auto it = first; it != last; ++it) {
+    const DebugSymbol& s = it->second;
+    // kallsyms prints the distance to the next symbol, which includes alignment padding.
+    if (size_hint && s.size <= *size_hint && *size_hint - s.size < 64) return s;
+    // Prefer sized (function) symbols over zero-size aliases.
+    if (!best || (best->size == 0 && s.size != 0)) best = s;
+  }
+  return best;
+}
+
+std::optional<DebugSymbol> KernelDebugInfo::symbol_at(std::uint64_t address) {
+  Dwfl_Module* mod = module_at(address);
+  if (!mod) return std::nullopt;
+  GElf_Off offset = 0;
+  GElf_Sym sym;
+  GElf_Word shndx = 0;
+  Elf* elf = nullptr;
+  Dwarf_Addr bias = 0;
+  const char* name = dwfl_module_addrinfo(mod, address, &offset, &sym, &shndx, &elf, &bias);
+  if (!name) return std::nullopt;
+  const char* modname = dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+  DebugSymbol s;
+  s.name = name;
+  s.address = address - offset;
+  s.size = sym.st_size;
+  s.module = mod == kernel_ || !modname ? std::string() : std::string(modname);
+  return s;
+}
+
+std::size_t KernelDebugInfo::read_code(std::uint64_t address, std::span<std::uint8_t> out) {
+  Dwfl_Module* mod = module_at(address);
+  if (!mod) return 0;
+  Dwarf_Addr rel = address;
+  Dwarf_Addr bias = 0;
+  Elf_Scn* scn = dwfl_module_address_section(mod, &rel, &bias);
+  if (!scn) return 0;
+  Elf_Data* data = elf_getdata(scn, nullptr);
+  if (!data || !data->d_buf || rel >= data->d_size) return 0;
+  const std::size_t n = std::min<std::size_t>(out.size(), data->d_size - rel);
+  std::memcpy(out.data(), static_cast<const std::uint8_t*>(data->d_buf) + rel, n);
+  return n;
+}
+
+std::optional<DebugSymbol> KernelDebugInfo::relocation_target(std::uint64_t address) {
+  Dwfl_Module* mod = module_at(address);
+  if (!mod || mod == kernel_) return std::nullopt;
+  Dwarf_Addr rel = address;
+  Dwarf_Addr bias = 0;
+  Elf_Scn* scn = dwfl_module_address_section(mod, &rel, &bias);
+  if (!scn) return std::nullopt;
+  Elf* elf = dwfl_module_getelf(mod, &bias);
+  if (!elf) return std::nullopt;
+  const std::size_t target_index = elf_ndxscn(scn);
+  for (Elf_Scn* s = elf_nextscn(elf, nullptr); s; s = elf_nextscn(elf, s)) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(s, &sh) || sh.sh_type != SHT_RELA || sh.sh_info != target_index) continue;
+    Elf_Data* data = elf_getdata(s, nullptr);
+    if (!data || sh.sh_entsize == 0) continue;
+    Elf_Scn* symscn = elf_getscn(elf, sh.sh_link);
+    GElf_Shdr symsh;
+    if (!symscn || !gelf_getshdr(symscn, &symsh)) continue;
+    Elf_Data* symdata = elf_getdata(symscn, nullptr);
+    const std::size_t count = sh.sh_size / sh.sh_entsize;
+    for (std::size_t i = 0; i < count; ++i) {
+      GElf_Rela rela;
+      if (!gelf_getrela(data, static_cast<int>(i), &rela) || rela.r_offset != rel) continue;
+      GElf_Sym sym;
+      if (!symdata || !gelf_getsym(symdata, static_cast<int>(GELF_R_SYM(rela.r_info)), &sym)) return std::nullopt;
+      const char* name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+      if (!name || !*name) return std::nullopt;
+      DebugSymbol t;
+      t.name = name;
+      t.size = sym.st_size;
+      return t;
+    }
+  }
+  return std::nullopt;
+}
+
+void KernelDebugInfo::describe_source(std::uint64_t address, FrameDebugInfo& out) {
+  Dwfl_Module* mod = module_at(address);
+  if (!mod) return;
+  Dwarf_Addr bias = 0;
+  Dwarf_Die* cudie = dwfl_module_addrdie(mod, address, &bias);
+  // Relative file names are shown under the CU's compilation directory, as
+  // eu-addr2line shows them, so that both tools print the same path.
+  std::string comp_dir;
+  if (cudie) {
+    Dwarf_Attribute attr;
+    if (const char* dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &attr))) comp_dir = dir;
+  }
+  auto full_path = [&comp_dir](const char* file) {
+    if (file[0] == '/' || comp_dir.empty()) return std::string(file);
+    return comp_dir + "/" + file;
+  };
+  if (Dwfl_Line* line = dwfl_module_getsrc(mod, address)) {
+    int lineno = 0;
+    int col = 0;
+    if (const char* file = dwfl_lineinfo(line, nullptr, &lineno, &col, nullptr, nullptr))
+      out.source = SourceLocation{full_path(file), lineno, col};
+  }
+  // Assembly has no DWARF function: the ELF symbol names it, as in eu-addr2line.
+  auto symbol_name = [&]() -> std::string {
+    const char* name = dwfl_module_addrname(mod, address);
+    return name ? name : "??";
+  };
+  if (!cudie) {
+    out.innermost_function = symbol_name();
+    return;
+  }
+  Dwarf_Die* scopes = nullptr;
+  int nscopes = dwarf_getscopes(cudie, address - bias, &scopes);
+  if (nscopes <= 0) {
+    free(scopes);
+    out.innermost_function = symbol_name();
+    return;
+  }
+  // Re-derive the chain from the innermost scope's DIE, so that lexical blocks
+  // between an inlined instance and its caller do not hide the caller.
+  Dwarf_Die innermost;
+  Dwarf* dwarf = dwfl_module_getdwarf(mod, &bias);
+  const bool have = dwarf && dwarf_offdie(dwarf, dwarf_dieoffset(&scopes[0]), &innermost) != nullptr;
+  free(scopes);
+  scopes = nullptr;
+  if (!have) return;
+  nscopes = dwarf_getscopes_die(&innermost, &scopes);
+  Dwarf_Files* files = nullptr;
+  if (nscopes > 0 && dwarf_getsrcfiles(cudie, &files, nullptr) == 0) {
+    const int limit = std::min(nscopes, 256);  // a corrupt DIE tree cannot make this loop long
+    // The innermost named scope is where the code really is; every inlined
+    // instance on the way out names its caller and the call's location.
+    // (A subprogram scope does not end the walk: the out-of-line ".part"
+    // and ".isra" clones continue into the scopes they were inlined from.)
+    for (int i = 0; i < limit; ++i) {
+      const int tag = dwarf_tag(&scopes[i]);
+      if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
+      if (!out.innermost_function) out.innermost_function = die_name(&scopes[i]);
+      if (tag != DW_TAG_inlined_subroutine || i == limit - 1) continue;
+      InlinedCall call;
+      for (int j = i + 1; j < limit; ++j) {
+        const int ptag = dwarf_tag(&scopes[j]);
+        if (ptag == DW_TAG_inlined_subroutine || ptag == DW_TAG_subprogram || ptag == DW_TAG_entry_point) {
+          call.function = die_name(&scopes[j]);
+          break;
+        }
+      }
+      Dwarf_Attribute attr;
+      Dwarf_Word val = 0;
+      if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &val) == 0) {
+        const char* src = dwarf_filesrc(files, val, nullptr, nullptr);
+        if (src) call.call.file = full_path(src);
+      }
+      if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &val) == 0)
+        call.call.line = static_cast<int>(val);
+      if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_column, &attr), &val) == 0)
+        call.call.column = static_cast<int>(val);
+      out.inlined.push_back(std::move(call));
+    }
+  }
+  if (!out.innermost_function) out.innermost_function = symbol_name();
+  free(scopes);
+}
+
+std::optional<std::string> KernelDebugInfo::release() {
+  auto banner = function("linux_banner", "");
+  if (!banner) return std::nullopt;
+  std::uint8_t buf[160] = {};
+  const std::size_t n = read_code(banner->address, buf);
+  std::string_view s(reinterpret_cast<const char*>(buf), n);
+  constexpr std::string_view kPrefix = "Linux version ";
+  if (!s.starts_with(kPrefix)) return std::nullopt;
+  s.remove_prefix(kPrefix.size());
+  return std::string(s.substr(0, s.find(' ')));
+}
+
+}  // namespace btaudit

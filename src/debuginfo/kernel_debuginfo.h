@@ -1,0 +1,91 @@
+// The kernel's debuginfo through libdwfl: vmlinux plus module .ko files,
+// reported offline (no live system), with lazy DWARF. Answers the questions
+// analysis asks: where is function F, which function holds address A, what
+// are the code bytes at A, and which source line (with inlined callers) is A.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "model/debug_info.h"
+
+struct Dwfl;
+struct Dwfl_Module;
+
+namespace btaudit {
+
+struct DebugSymbol {
+  std::string name;
+  std::uint64_t address = 0;  // in the debuginfo's own layout (vmlinux link address, module section layout)
+  std::uint64_t size = 0;
+  std::string module;         // "" for vmlinux
+};
+
+struct DebugInfoOptions {
+  std::string vmlinux;                    // empty: find it under debug_dir by the report's release
+  std::vector<std::string> module_paths;  // lib/modules/<release> trees, folders of .ko/.ko.debug, or files
+  std::string debug_dir = "/usr/lib/debug";
+};
+
+// Decides which code addresses a module-relative symbol stands for; also the
+// seam the tests use to check lookups without the CLI.
+class KernelDebugInfo {
+ public:
+  // Opens vmlinux (throws DebugInfoError naming the file when it is unusable).
+  static std::unique_ptr<KernelDebugInfo> open(const std::string& vmlinux, const DebugInfoOptions& options);
+  ~KernelDebugInfo();
+  KernelDebugInfo(const KernelDebugInfo&) = delete;
+  KernelDebugInfo& operator=(const KernelDebugInfo&) = delete;
+
+  const std::string& vmlinux_path() const { return vmlinux_path_; }
+  // The release in vmlinux's linux_banner ("6.1.0-57-cloud-amd64"), when it can be read.
+  std::optional<std::string> release();
+  std::optional<std::string> build_id() const { return build_id_; }
+
+  // Loads a module's debuginfo once; false (and a warning) when no file is found.
+  bool load_module(std::string_view module);
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+  // A function by name in vmlinux ("" module) or a module. With several
+  // static functions of one name, the one whose size equals size_hint wins.
+  std::optional<DebugSymbol> function(std::string_view name, std::string_view module,
+                                      std::optional<std::uint64_t> size_hint = std::nullopt);
+  // The symbol covering an address (any loaded module).
+  std::optional<DebugSymbol> symbol_at(std::uint64_t address);
+  // Copies code bytes at [address, address + out.size()) from the file; returns how many were available.
+  std::size_t read_code(std::uint64_t address, std::span<std::uint8_t> out);
+  // For a relocatable module: the symbol a relocation at `address` (the rel32 of a call) points to.
+  std::optional<DebugSymbol> relocation_target(std::uint64_t address);
+  // File:line:column and inlined callers of a code address.
+  void describe_source(std::uint64_t address, FrameDebugInfo& out);
+
+ private:
+  KernelDebugInfo() = default;
+  struct SymbolTable;
+  SymbolTable& symbols_of(Dwfl_Module* mod, const std::string& module);
+  Dwfl_Module* module_for(std::string_view module) const;
+  Dwfl_Module* module_at(std::uint64_t address) const;
+  std::optional<std::string> find_module_file(std::string_view module) const;
+
+  struct DwflDeleter {
+    void operator()(Dwfl* d) const;
+  };
+  std::unique_ptr<struct DwflCallbacksHolder> callbacks_;
+  std::unique_ptr<Dwfl, DwflDeleter> dwfl_;
+  Dwfl_Module* kernel_ = nullptr;
+  std::string vmlinux_path_;
+  std::optional<std::string> build_id_;
+  DebugInfoOptions options_;
+  std::map<std::string, Dwfl_Module*, std::less<>> modules_;  // loaded modules by name
+  std::map<std::string, bool, std::less<>> module_tried_;
+  std::map<Dwfl_Module*, std::unique_ptr<SymbolTable>> tables_;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace btaudit

@@ -1,0 +1,44 @@
+// What debuginfo adds to a frame: the code address it stands for, its source
+// location with inlined callers, and the instruction before a return address.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace btaudit {
+
+struct SourceLocation {
+  std::string file;
+  int line = 0;
+  int column = 0;
+};
+
+// One inlined caller, innermost first (as `addr2line -i` lists them): the
+// function the code was inlined into and the call's location there.
+struct InlinedCall {
+  std::string function;
+  SourceLocation call;
+};
+
+enum class CallKind { Direct, Indirect, None };
+
+struct CallSite {
+  CallKind kind = CallKind::None;
+  std::optional<std::uint64_t> address;  // where the call instruction starts
+  std::optional<std::string> target;     // symbol a direct call goes to
+  std::string insn;                      // the decoded instruction, AT&T-free Intel syntax
+};
+
+struct FrameDebugInfo {
+  std::uint64_t address = 0;        // the frame's code address in the debuginfo's layout (no KASLR)
+  std::uint64_t lookup_address = 0; // address used for lines: address - 1 for return addresses
+  std::optional<std::string> innermost_function; // where lookup_address really is, after inlining
+  std::optional<SourceLocation> source;          // of the innermost function
+  std::vector<InlinedCall> inlined;              // callers that inlined it, innermost first
+  std::optional<CallSite> call_site;             // for return addresses
+  bool corruption_evidence = false;              // a reliable frame whose call site check failed
+  std::string note;                              // why a check could not run, when it could not
+};
+
+}  // namespace btaudit

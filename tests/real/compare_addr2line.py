@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Compares btaudit's symbolization with eu-addr2line's on real kernel reports.
+
+  compare_addr2line.py BTAUDIT VMLINUX LOG... [--modules DIR]
+
+For every frame btaudit symbolized, the same address goes through one
+`eu-addr2line -a -i -f` call; the innermost function, file:line:column and
+every inlined caller (function and call location) must be equal. Prints one
+line per log and a total; exits 1 on any difference.
+"""
+import argparse, json, subprocess, sys
+
+
+def addr2line(binary, addresses):
+    out = subprocess.run(['eu-addr2line', '-a', '-i', '-f', '-e', binary] + [hex(a) for a in addresses],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    result, cur = {}, None
+    i = 0
+    while i < len(out):
+        line = out[i]
+        if line.startswith('0x') and ' ' not in line:
+            cur = int(line, 16)
+            result[cur] = []
+            i += 1
+            continue
+        name = line.split(' inlined at ')[0]
+        loc = out[i + 1] if i + 1 < len(out) else ''
+        result[cur].append((name, loc))
+        i += 2
+    return result
+
+
+def loc(s):
+    if not s or not s.get('file'):
+        return '??:0'
+    text = f"{s['file']}:{s['line']}"
+    return text + (f":{s['column']}" if s.get('column') else '')
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('btaudit')
+    ap.add_argument('vmlinux')
+    ap.add_argument('logs', nargs='+')
+    ap.add_argument('--modules')
+    a = ap.parse_args()
+    total = same = 0
+    bad = []
+    for log in a.logs:
+        cmd = [a.btaudit, 'analyze', '--format', 'json', '--vmlinux', a.vmlinux, log]
+        if a.modules:
+            cmd += ['--modules', a.modules]
+        doc = json.loads(subprocess.run(cmd, capture_output=True, text=True).stdout)
+        frames = [f for r in doc['reports'] for f in r['frames'] if f.get('source') is not None and not f.get('module')]
+        if not frames:
+            print(f'{log}: no symbolized frames')
+            continue
+        want = addr2line(a.vmlinux, sorted({f['debug_address'] - 1 for f in frames}))
+        n_same = 0
+        for f in frames:
+            got = [(f.get('source_function') or f['function'], loc(f['source']))]
+            got += [(c['function'], loc(c)) for c in f['inlined']]
+            exp = want.get(f['debug_address'] - 1, [])
+            # eu-addr2line prints "??" for a function DWARF names only through
+            # DW_AT_abstract_origin (".part"/".isra" clones); btaudit follows
+            # the origin. Any name matches "??"; locations must be equal.
+            if len(got) == len(exp) and all((e[0] == '??' or g[0] == e[0]) and g[1] == e[1]
+                                            for g, e in zip(got, exp)):
+                n_same += 1
+            else:
+                bad.append((log, f['function'], f['offset'], got, exp))
+        total += len(frames)
+        same += n_same
+        print(f'{log}: {n_same}/{len(frames)} frames equal to eu-addr2line')
+    for b in bad[:20]:
+        print('differs:', b)
+    print(f'symbolization equal to eu-addr2line: {same}/{total} frames ({100.0 * same / max(1, total):.1f}%)')
+    sys.exit(0 if total and same == total else 1)
+
+
+if __name__ == '__main__':
+    main()
