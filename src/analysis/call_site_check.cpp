@@ -12,7 +12,7 @@ constexpr std::uint64_t kMaxSweepBytes = 64 * 1024;   // functions longer than t
 constexpr std::size_t kMaxSweepInsns = 20000;
 constexpr int kMaxTailDepth = 3;
 constexpr std::size_t kMaxVisited = 64;
-constexpr std::uint64_t kMaxTailScanBytes = 8192;
+constexpr std::uint64_t kMaxTailScanBytes = 64 * 1024;  // x64_sys_call is one big switch of tail calls
 
 bool is_call(FlowKind f) { return f == FlowKind::CallDirect || f == FlowKind::CallIndirect; }
 
@@ -25,9 +25,17 @@ bool CallSiteChecker::is_indirect_trampoline(const std::string& n) const {
          n.starts_with("__static_call") || n.starts_with("ftrace_") || n == "__fentry__" || n == "mcount" ||
          n.starts_with("paravirt_") || n.starts_with("_paravirt_") || n.starts_with("__raw_callee_save_") ||
          n.starts_with("kretprobe_trampoline") || n.starts_with("__kretprobe_trampoline") ||
-         n.starts_with("__bpf_prog_") || n.starts_with("bpf_dispatcher_") || n.starts_with("__cfi_") ||
-         n.starts_with("__x86_return_thunk");
+         n.starts_with("__bpf_prog_") || n.starts_with("bpf_dispatcher_") || n.starts_with("__cfi_");
 }
+
+namespace {
+// "jmp __x86_return_thunk" is how a retbleed-mitigated function returns.
+bool is_return_thunk(const std::string& n) {
+  return n == "__x86_return_thunk" || n == "zen_untrain_ret" || n == "srso_return_thunk" ||
+         n == "srso_alias_return_thunk" || n == "retbleed_return_thunk" || n == "entry_untrain_ret" ||
+         n.starts_with("__x86_return_skl") || n == "call_depth_return_thunk";
+}
+}  // namespace
 
 CallSiteFinding CallSiteChecker::find_call(std::uint64_t ret, const std::optional<CodeSymbol>& function) {
   CallSiteFinding out;
@@ -57,10 +65,21 @@ CallSiteFinding CallSiteChecker::find_call(std::uint64_t ret, const std::optiona
         insn_start = function->address + prev;
         out.note = "forward sweep from " + function->name;
       } else if (ok && pos > len) {
+        // The return address falls inside an instruction of the file. When
+        // that instruction is a call, boot-time patching (paravirt,
+        // alternatives) has rewritten it into a shorter call in memory.
+        auto spanning = decoder_.decode(std::span(bytes).subspan(prev), function->address + prev);
         out.decided = true;
-        out.site.kind = CallKind::None;
-        out.site.insn = "(no instruction ends at the return address)";
-        out.note = "forward sweep from " + function->name + ": the address is inside an instruction";
+        if (spanning && is_call(spanning->flow)) {
+          out.site.kind = CallKind::Indirect;
+          out.site.address = function->address + prev;
+          out.site.insn = decoder_.format(std::span(bytes).subspan(prev), function->address + prev);
+          out.note = "call site patched at boot: the return address falls inside the file's longer call";
+        } else {
+          out.site.kind = CallKind::None;
+          out.site.insn = "(no instruction ends at the return address)";
+          out.note = "forward sweep from " + function->name + ": the address is inside an instruction";
+        }
         return out;
       }
     }
@@ -139,6 +158,7 @@ Reach CallSiteChecker::reaches(std::uint64_t target, std::uint64_t callee) {
     if (sym->address == callee) return Reach::Yes;
     // With call-depth tracking a call lands in the padding before a function.
     if (sym->name.starts_with("__pfx_") && sym->address + sym->size == callee) return Reach::Yes;
+    if (is_return_thunk(sym->name)) continue;
     if (is_indirect_trampoline(sym->name)) return Reach::Unknown;
     if (depth >= kMaxTailDepth) continue;
     const std::uint64_t start = sym->address;
@@ -152,7 +172,8 @@ Reach CallSiteChecker::reaches(std::uint64_t target, std::uint64_t callee) {
       if (!d || d->length == 0) break;
       if ((d->flow == FlowKind::JumpDirect || d->flow == FlowKind::CondJump) && d->target &&
           (*d->target < start || *d->target >= start + (sym->size ? sym->size : size))) {
-        work.emplace_back(*d->target, depth + 1);  // a tail call into another function
+        if (*d->target == callee) return Reach::Yes;  // checked at once: a switch may hold hundreds
+        work.emplace_back(*d->target, depth + 1);    // a tail call into another function
       } else if (d->flow == FlowKind::JumpIndirect) {
         unknown = true;  // an indirect tail call can go anywhere
       }

@@ -140,7 +140,10 @@ void apply_debuginfo(Report& r, KernelDebugInfo& info) {
       const bool no_call = finding.site.kind == CallKind::None;
       const bool mismatch = finding.site.kind == CallKind::Direct && reach == Reach::No;
       if (!f.printed_unreliable) {
-        if (no_call || mismatch) {
+        // Entry and start-up assembly pushes return addresses by hand
+        // (secondary_startup_64's lretq): their call sites prove nothing.
+        const bool asm_frame = f.function && (is_chain_terminal(*f.function) || is_entry_code(*f.function));
+        if ((no_call || mismatch) && !asm_frame) {
           f.debug->corruption_evidence = true;
           f.debug->note = no_call ? "reliable frame not preceded by a call: evidence of stack corruption"
                                   : "reliable frame whose call cannot reach the frame above: evidence of stack "
@@ -153,13 +156,14 @@ void apply_debuginfo(Report& r, KernelDebugInfo& info) {
         f.verdict = Verdict::Stale;
         f.reason = Reason::NoCallBefore;
       } else if (mismatch) {
-        if (!(f.verdict == Verdict::Stale && keeps_text_stale(f.reason))) {
-          f.verdict = Verdict::Stale;
-          f.reason = Reason::CallTargetMismatch;
-        }
+        f.verdict = Verdict::Stale;
+        f.reason = Reason::CallTargetMismatch;
         f.debug->note = "direct call to " + finding.site.target.value_or("?") + " cannot reach " +
                         where[above]->function.name;
-      } else if (f.verdict != Verdict::Stale && f.reason != Reason::ReportingPath) {
+      } else if (f.verdict == Verdict::Stale && keeps_text_stale(f.reason)) {
+        // A real call site, but the unwinder (or the text) already shows the
+        // slot is not on the live chain: a leftover from an earlier call.
+      } else if (f.reason != Reason::ReportingPath) {
         f.verdict = Verdict::Plausible;
         f.reason = Reason::CallSitePlausible;
       }

@@ -16,7 +16,83 @@ bool equals_any(std::string_view f, std::initializer_list<std::string_view> name
   return false;
 }
 
+// syzkaller's skip patterns (pkg/report/linux.go, linuxStackParams), its
+// regular expressions spelled out as plain patterns.
+constexpr std::string_view kGenericTitleSkips[] = {
+    "__sanitizer", "__asan", "kasan", "hwasan", "__msan", "kmsan", "kcsan_setup_watchpoint", "check_memory_region",
+    "check_heap_object", "check_object", "read_word_at_a_time", "print_address_description", "panic", "invalid_op",
+    "report_bug", "fixup_bug", "print_report", "print_usage_bug", "do_error", "_trap$", "do_trap", "show_stack",
+    "dump_stack", "walk_stack", "dump_backtrace", "warn_slowpath", "warn_alloc", "warn_bogus", "__warn", "alloc_page",
+    "malloc", "zalloc", "calloc", "krealloc", "kmem_cache", "allocate_slab", "__alloc_frozen_pages_noprof",
+    "folio_alloc", "folio_unlock", "filemap_alloc_folio", "__filemap_get_folio", "find_or_create_page",
+    "do_read_cache_folio", "read_cache_page", "pagecache_get_page", "grab_cache_page_write_begin", "slab_",
+    "debug_object", "timer_is_static_object", "work_is_static_object", "__might_fault", "print_unlock",
+    "imbalance_bug", "lockdep", "bh_enable", "bh_disable", "perf_trace", "lock_acquire", "lock_release",
+    "lock_class", "mark_lock", "reacquire_held_locks", "mark_held_locks", "raw_spin_rq", "spin_lock",
+    "spin_trylock", "spin_unlock", "read_lock", "read_trylock", "write_lock", "write_trylock", "read_unlock",
+    "write_unlock", "^down$", "down_read", "down_write", "down_trylock", "up_read", "up_write", "^mutex_",
+    "^__mutex_", "^rt_mutex_", "owner_on_cpu", "osq_lock", "osq_unlock", "atomic_dec", "atomic_inc", "atomic_read",
+    "atomic_set", "atomic_or", "atomic_xor", "atomic_and", "atomic_add", "atomic_sub", "atomic_fetch",
+    "atomic_xchg", "atomic_cmpxchg", "atomic_try", "atomic64_dec", "atomic64_inc", "atomic64_read", "atomic64_set",
+    "atomic64_or", "atomic64_xor", "atomic64_and", "atomic64_add", "atomic64_sub", "atomic64_fetch",
+    "atomic64_xchg", "atomic64_cmpxchg", "atomic64_try", "set_bit", "clear_bit", "change_bit", "test_bit",
+    "__wake_up", "^refcount_", "^kref_", "ref_tracker", "seqprop_assert", "memcpy", "memcmp", "memset", "memchr",
+    "memmove", "memdup", "strcmp", "strncmp", "strcpy", "strlcpy", "strncpy", "strscpy", "strlen", "strstr",
+    "strnstr", "strnlen", "strchr", "strdup", "strndup", "copy_to_user", "copy_from_user", "copy_to_iter",
+    "copy_from_iter", "copy_page_to_iter", "copy_page_from_iter", "copy_folio_to_iter", "^copyin$", "^copyout$",
+    "put_user", "get_user", "might_fault", "might_sleep", "list_add", "list_del", "list_replace", "list_move",
+    "list_splice", "^rb_", "^__rb_", "_indirect_thunk_", "string", "pointer", "snprintf", "scnprintf",
+    "kasprintf", "kvasprintf", "printk", "va_format", "dev_info", "dev_notice", "dev_warn", "dev_err",
+    "dev_alert", "dev_crit", "dev_emerg", "program_check_exception", "program_check_common", "del_timer",
+    "flush_work", "__cancel_work_timer", "cancel_work_sync", "try_to_grab_pending", "flush_workqueue",
+    "drain_workqueue", "destroy_workqueue", "queue_work", "finish_wait", "kthread_stop", "kobject_",
+    "add_uevent_var", "get_device_parent", "device_add", "device_del", "device_unregister", "device_destroy",
+    "device_release", "devres_release_all", "hwrng_unregister", "i2c_del_adapter", "__unregister_client",
+    "device_for_each_child", "rollback_registered", "unregister_netdev", "sysfs_remove", "device_remove_file",
+    "tty_unregister_device", "dummy_urb_enqueue", "usb_kill_urb", "usb_kill_anchored_urbs", "usb_control_msg",
+    "usb_hcd_submit_urb", "usb_submit_urb", "^complete$", "wait_for_completion", "^kfree$", "^kvfree$",
+    "kfree_skb", "readb$", "readw$", "readl$", "readq$", "writeb$", "writew$", "writel$", "writeq$", "logic_in",
+    "logic_out", "crc_itu_t", "__might_resched", "assertfail", "^iput$", "^iput_final$", "^ihold$",
+    "hex_dump_to_buffer", "print_hex_dump", "^klist_", "trace_hardirq", "trace_softirq", "lockdep_hardirq",
+    "lockdep_softirq", "^lock_page", "^unlock_page", "stack_trace_consume_entry", "arch_stack_walk",
+    "stack_trace_save", "insert_work", "__queue_delayed_work", "queue_delayed_work_on", "ida_free",
+    "do_kernel_fault", "do_translation_fault", "do_mem_abort", "el1_abort", "el1h_64_sync", "print_tainted",
+    "xas_start", "xas_load", "xas_find", "find_lock_entries", "truncate_inode_pages_range", "__phys_addr",
+    "__fortify_report", "cleanup_srcu_struct", "rhashtable_lookup", "extract_user_to_sg", "extract_iter_to_sg",
+    "drop_nlink", "^get_taint$", "^put_device$", "lock_timer_base", "__timer_delete_sync", "sk_stop_timer_sync",
+    "__mod_timer", "fast_dput", "dput",
+};
+
+// "readb_nocheck", "write_once_size_nocheck": the (read|write)_once_.*nocheck family.
+bool is_once_nocheck(std::string_view f) {
+  const std::size_t at = f.find("_once_");
+  if (at == std::string_view::npos || at < 4) return false;
+  const std::string_view head = f.substr(0, at);
+  if (!head.ends_with("read") && !head.ends_with("write")) return false;
+  return f.find("nocheck", at) != std::string_view::npos;
+}
+
+// "crc32_le", "crc16": crc followed by digits at the start.
+bool is_crc_helper(std::string_view f) { return f.size() > 3 && f.starts_with("crc") && f[3] >= '0' && f[3] <= '9'; }
+
 }  // namespace
+
+bool matches_frame_pattern(std::string_view function, std::string_view pattern) {
+  const bool head = pattern.starts_with('^');
+  const bool tail = pattern.ends_with('$');
+  if (head) pattern.remove_prefix(1);
+  if (tail) pattern.remove_suffix(1);
+  if (head && tail) return function == pattern;
+  if (head) return function.starts_with(pattern);
+  if (tail) return function.ends_with(pattern);
+  return function.find(pattern) != std::string_view::npos;
+}
+
+bool is_generic_title_frame(std::string_view function) {
+  for (auto p : kGenericTitleSkips)
+    if (matches_frame_pattern(function, p)) return true;
+  return is_once_nocheck(function) || is_crc_helper(function);
+}
 
 std::string_view base_function_name(std::string_view function) {
   const std::size_t dot = function.find('.', 1);

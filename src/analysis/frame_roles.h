@@ -16,6 +16,15 @@ bool is_chain_terminal(std::string_view function);
 // Interrupt and exception entry stubs (asm_sysvec_*, apic_timer_interrupt, ret_from_intr, ...).
 bool is_entry_code(std::string_view function);
 
+// Whether a frame name matches a skip pattern: "^x" must start with x, "x$"
+// must end with x, "^x$" must equal x, anything else is a substring.
+bool matches_frame_pattern(std::string_view function, std::string_view pattern);
+
+// Functions that never name a bug in a title, whatever the report: sanitizer
+// and reporting internals, locking, string and copy helpers, allocators,
+// generic device/kobject/workqueue teardown (syzkaller's generic skip list).
+bool is_generic_title_frame(std::string_view function);
+
 // "foo.cold", "foo.isra.0", "foo.constprop.3", "foo.part.1" -> "foo".
 std::string_view base_function_name(std::string_view function);
 

@@ -1,10 +1,32 @@
 #include "analysis/guilty.h"
 
 #include "analysis/frame_roles.h"
+#include "analysis/title_engine.h"
 
 namespace btaudit {
 
+namespace {
+
+// The frame the title rules named, found among the parsed frames: the first
+// frame the unwinder vouched for with that name, else any frame with it.
+std::optional<std::size_t> frame_named(const Report& report, std::string_view name) {
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::size_t i = 0; i < report.frames.size(); ++i) {
+      const Frame& f = report.frames[i];
+      if (!f.function || base_function_name(*f.function) != name) continue;
+      if (pass == 0 && f.printed_unreliable) continue;
+      return i;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::size_t> find_guilty_frame(const Report& report) {
+  if (auto t = title_from_rules(report.text); t && !t->frame.empty()) {
+    if (auto i = frame_named(report, t->frame)) return i;
+  }
   for (const Trace& t : report.traces) {
     if (!t.primary) continue;
     // Reliable frames first; a trace with no reliable frame at all (guess

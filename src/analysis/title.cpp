@@ -1,6 +1,8 @@
 #include "analysis/title.h"
 
 #include "analysis/frame_roles.h"
+#include "analysis/title_engine.h"
+#include "analysis/title_normalize.h"
 
 namespace btaudit {
 
@@ -20,7 +22,15 @@ std::string with_function(std::string prefix, const std::string& fn) {
 
 }  // namespace
 
+std::string fallback_title(const Report& r);
+
 std::string make_title(const Report& r) {
+  // syzkaller's conventions when the report's own lines are at hand (text input).
+  if (auto t = title_from_rules(r.text)) return normalize_title(t->title);
+  return normalize_title(fallback_title(r));
+}
+
+std::string fallback_title(const Report& r) {
   const std::string fn = guilty_name(r);
   switch (r.kind) {
     case ReportKind::Warning: return with_function("WARNING", fn);

@@ -10,4 +10,8 @@ namespace btaudit {
 
 std::string make_title(const Report& report);
 
+// The title from the structured fields alone (reports without console lines,
+// or lines no rule claims): kind, header and guilty frame.
+std::string fallback_title(const Report& report);
+
 }  // namespace btaudit

@@ -1,0 +1,205 @@
+#include "analysis/line_pattern.h"
+
+namespace btaudit {
+
+namespace {
+
+bool is_ident(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+bool is_path(char c) { return is_ident(c) || c == '-' || c == '/' || c == '.'; }
+
+// Matcher state for one attempt. Recursion depth is bounded by the pattern
+// length (a few dozen tokens), never by the line.
+struct Matcher {
+  std::string_view pat;
+  std::string_view s;
+  std::vector<std::string_view> caps;
+  int budget = 200000;  // steps per line: keeps '*' backtracking linear-ish on hostile lines
+
+  // Length of a "[<hex>]" program counter at i, or 0.
+  std::size_t pc_at(std::size_t i) const {
+    std::size_t j = i;
+    if (j >= s.size() || s[j] != '[') return 0;
+    ++j;
+    if (j < s.size() && s[j] == '<') ++j;
+    if (j + 1 < s.size() && s[j] == '0' && s[j + 1] == 'x') j += 2;
+    const std::size_t digits = j;
+    while (j < s.size() && is_hex(s[j])) ++j;
+    if (j == digits) return 0;
+    if (j < s.size() && s[j] == '>') ++j;
+    if (j >= s.size() || s[j] != ']') return 0;
+    return j + 1 - i;
+  }
+
+  // Function name at i followed by '.' or '+': its length, or 0.
+  std::size_t func_at(std::size_t i) const {
+    std::size_t j = i;
+    while (j < s.size() && is_ident(s[j])) ++j;
+    if (j == i || j >= s.size() || (s[j] != '.' && s[j] != '+')) return 0;
+    return j - i;
+  }
+
+  std::size_t src_at(std::size_t i) const {
+    std::size_t j = i;
+    while (j < s.size() && is_path(s[j])) ++j;
+    if (j == i || j >= s.size() || s[j] != ':') return 0;
+    // The run must end in ".ext" with a lower-case extension.
+    std::size_t k = j;
+    while (k > i && s[k - 1] >= 'a' && s[k - 1] <= 'z') --k;
+    if (k == j || k <= i + 1 || s[k - 1] != '.') return 0;
+    std::size_t d = j + 1;
+    while (d < s.size() && s[d] >= '0' && s[d] <= '9') ++d;
+    if (d == j + 1) return 0;
+    return d - i;
+  }
+
+  // Matches the literal alternative `alt` at i ('?' is any character).
+  static bool alt_at(std::string_view s, std::size_t i, std::string_view alt) {
+    if (s.size() - i < alt.size()) return false;
+    for (std::size_t k = 0; k < alt.size(); ++k)
+      if (alt[k] != '?' && alt[k] != s[i + k]) return false;
+    return true;
+  }
+
+  bool run(std::size_t pi, std::size_t si) {
+    if (--budget < 0) return false;
+    if (pi == pat.size()) return true;
+    const char c = pat[pi];
+    if (c == '*') {
+      for (std::size_t k = si; k <= s.size(); ++k)
+        if (run(pi + 1, k)) return true;
+      return false;
+    }
+    if (c == ' ') {
+      if (si >= s.size() || s[si] != ' ') return false;
+      std::size_t k = si;
+      while (k < s.size() && s[k] == ' ') ++k;
+      return run(pi + 1, k);
+    }
+    if (c != '{') return si < s.size() && s[si] == c && run(pi + 1, si + 1);
+    const std::size_t close = pat.find('}', pi);
+    const std::string_view tok = pat.substr(pi + 1, close - pi - 1);
+    const std::size_t next = close + 1;
+    const std::size_t mark = caps.size();
+    auto capture_then = [&](std::size_t len, bool capture) {
+      if (capture) caps.push_back(s.substr(si, len));
+      if (run(next, si + len)) return true;
+      caps.resize(mark);
+      return false;
+    };
+    auto class_run = [&](auto pred) {
+      std::size_t j = si;
+      while (j < s.size() && pred(s[j])) ++j;
+      return j - si;
+    };
+    if (tok.size() > 2 && tok[1] == ':') {  // {A:..} / {C:..}
+      const bool capture = tok[0] == 'C';
+      std::string_view alts = tok.substr(2);
+      for (int guard = 0; guard < 64; ++guard) {
+        const std::size_t bar = alts.find('|');
+        const std::string_view alt = alts.substr(0, bar);
+        if (alt_at(s, si, alt) && capture_then(alt.size(), capture)) return true;
+        if (bar == std::string_view::npos) break;
+        alts.remove_prefix(bar + 1);
+      }
+      return false;
+    }
+    switch (tok.empty() ? '\0' : tok[0]) {
+      case 'F': case 'f': {
+        const std::size_t n = func_at(si);
+        return n && capture_then(n, tok[0] == 'F');
+      }
+      case 'P': {
+        const std::size_t n = pc_at(si);
+        return n && capture_then(n, false);
+      }
+      case 'p': {
+        if (const std::size_t n = pc_at(si)) {
+          std::size_t j = si + n;
+          if (j < s.size() && s[j] == ' ') {
+            while (j < s.size() && s[j] == ' ') ++j;
+            if (capture_then(j - si, false)) return true;
+          }
+        }
+        return run(next, si);
+      }
+      case 'S': {
+        const std::size_t n = src_at(si);
+        return n && capture_then(n, true);
+      }
+      case 'W': case 'w': {
+        const std::size_t n = class_run([](char ch) { return (ch >= 'a' && ch <= 'z') || ch == '-'; });
+        return n && capture_then(n, tok[0] == 'W');
+      }
+      case 'I': {
+        const std::size_t n = class_run(is_ident);
+        return n && capture_then(n, true);
+      }
+      case 'L': {
+        const std::size_t n = class_run([](char ch) { return (ch >= 'a' && ch <= 'z') || ch == '_'; });
+        return n && capture_then(n, true);
+      }
+      case 'Q': {
+        const std::size_t n = class_run([](char ch) { return ch != '\''; });
+        return n && capture_then(n, true);
+      }
+      case 'D': {
+        const std::size_t n = class_run([](char ch) { return ch >= '0' && ch <= '9'; });
+        return n && capture_then(n, false);
+      }
+      case 'H': {
+        const std::size_t n = class_run(is_hex);
+        return n && capture_then(n, false);
+      }
+      case 'T':
+        return capture_then(class_run([](char ch) { return ch != ' '; }), false);
+      case 'R':
+        return capture_then(s.size() - si, true);
+      case 'Z':
+        for (std::size_t len = 0; si + len <= s.size(); ++len)
+          if (capture_then(len, true)) return true;
+        return false;
+      case 'E': {
+        const std::size_t n = class_run([](char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; });
+        return si + n == s.size() && run(next, s.size());
+      }
+      default:
+        return false;
+    }
+  }
+};
+
+// The literal text a pattern starts with (used to jump between candidate starts).
+std::string_view literal_prefix(std::string_view pat) {
+  std::size_t n = 0;
+  while (n < pat.size() && pat[n] != '*' && pat[n] != '{' && pat[n] != ' ') ++n;
+  return pat.substr(0, n);
+}
+
+}  // namespace
+
+bool find_pattern(std::string_view pattern, std::string_view line, std::vector<std::string_view>* caps) {
+  const bool anchored = !pattern.empty() && pattern[0] == '^';
+  if (anchored) pattern.remove_prefix(1);
+  Matcher m{pattern, line, {}, 200000};
+  const std::string_view lit = literal_prefix(pattern);
+  std::size_t start = 0;
+  for (;;) {
+    if (!lit.empty()) {
+      start = line.find(lit, start);
+      if (start == std::string_view::npos) return false;
+    }
+    if (anchored && start != 0) return false;
+    m.caps.clear();
+    if (m.run(0, start)) {
+      if (caps) caps->insert(caps->end(), m.caps.begin(), m.caps.end());
+      return true;
+    }
+    if (anchored || m.budget < 0 || start >= line.size()) return false;
+    ++start;
+  }
+}
+
+}  // namespace btaudit

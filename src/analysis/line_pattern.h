@@ -1,0 +1,26 @@
+// A small pattern language for matching one console line, enough to state
+// syzkaller's report conventions as data without std::regex (which is slow
+// and can blow the stack on hostile input). Tokens:
+//   text       literal; a space matches one or more spaces
+//   *          any run of characters, shortest first
+//   {F} {f}    function name followed by '.' or '+' (capturing / not)
+//   {P} {p}    "[<hex>]" program counter / an optional one followed by spaces
+//   {S}        capture a source location "path/file.c:123"
+//   {W} {w}    [a-z-]+ (capturing / not)     {I} capture [A-Za-z0-9_]+
+//   {L}        capture [a-z_]+               {Q} capture [^']+
+//   {D} {H}    decimal / hex digits          {T} [^ ]* (a token)
+//   {R}        capture the rest of the line  {Z} capture, shortest first
+//   {E}        optional spaces, then the end of the line
+//   {A:x|y}    one of the literals (non-capturing); {C:x|y} capturing. '?' in them is any character.
+// A leading '^' anchors the pattern at the start of the line.
+#pragma once
+#include <string_view>
+#include <vector>
+
+namespace btaudit {
+
+// Searches `line` for the first (leftmost) match of `pattern`. On success the
+// captures are appended to `caps` (when not null) and true is returned.
+bool find_pattern(std::string_view pattern, std::string_view line, std::vector<std::string_view>* caps);
+
+}  // namespace btaudit

@@ -1,0 +1,376 @@
+#include "analysis/title_engine.h"
+
+#include <string_view>
+
+#include "analysis/frame_roles.h"
+#include "analysis/line_pattern.h"
+#include "analysis/title_rules.h"
+
+namespace btaudit {
+
+namespace {
+
+using namespace title_rules;
+using Lines = std::vector<std::string>;
+using Caps = std::vector<std::string_view>;
+
+bool contains(std::string_view s, std::string_view n) { return s.find(n) != std::string_view::npos; }
+
+// Lines that start another stack: a stack being read ends there.
+bool starts_stack(std::string_view s) {
+  if (contains(s, "Call Trace") || contains(s, "Call trace") || contains(s, "Allocated:") ||
+      contains(s, "Freed:") || contains(s, "Backtrace:") || contains(s, "Uninit was stored to memory at"))
+    return true;
+  if ((contains(s, "Allocated by task ") || contains(s, "Freed by task ")) && s.find(':') != std::string_view::npos)
+    return find_pattern("{A:Allocated|Freed} by task {D}:", s, nullptr);
+  // " backtrace:" (kmemleak, maybe with a crc) but not lockdep's "stack backtrace:".
+  for (std::size_t at = s.find(" backtrace"); at != std::string_view::npos; at = s.find(" backtrace", at + 1)) {
+    if (at == 0 || s[at - 1] == 'k') continue;
+    std::string_view rest = s.substr(at + 10);
+    if (rest.starts_with(":") || (rest.starts_with(" (crc ") && contains(rest, "):"))) return true;
+  }
+  return false;
+}
+
+// Fault injection stacks get mixed into reports; seeing one makes the pick unreliable.
+bool is_fault_injection_line(std::string_view s) {
+  std::size_t i = 0;
+  if (s.starts_with(" [")) {
+    const std::size_t close = s.find(']');
+    if (close == std::string_view::npos) return false;
+    i = close + 1;
+  }
+  std::string_view rest = s.substr(i);
+  if (!rest.starts_with(" should_fail")) return false;
+  rest.remove_prefix(12);
+  if (rest.starts_with("slab")) rest.remove_prefix(4);
+  while (!rest.empty() && rest[0] == '.') {
+    rest.remove_prefix(1);
+    while (!rest.empty() && ((rest[0] >= 'a' && rest[0] <= 'z') || (rest[0] >= '0' && rest[0] <= '9') ||
+                             rest[0] == '.'))
+      rest.remove_prefix(1);
+  }
+  return rest.starts_with("+0x");
+}
+
+// A frame line: optional spaces, up to two "[<pc>] ", then "func+" or "func.";
+// or arm's "[<pc>] (callee) from [<pc>] (caller+0x1/0x2)", which names two.
+bool frame_names(std::string_view s, Caps& out) {
+  std::size_t i = 0;
+  while (i < s.size() && s[i] == ' ') ++i;
+  const std::string_view rest = s.substr(i);
+  if (find_pattern("^{P} ({I}) from {P} ({F}", rest, &out)) return true;
+  if (find_pattern("^{F}", rest, &out) || find_pattern("^{P} {F}", rest, &out) ||
+      find_pattern("^{P} {P} {F}", rest, &out))
+    return true;
+  return false;
+}
+
+// The crash-site line: "RIP: 0010:foo+0x1/0x2", "IP: [<..>] foo+..", "NIP [..] foo+..",
+// "pc : foo+..", "PC is at foo+..". A user-space or "(null)" site matches without naming a function.
+bool rip_frame(std::string_view s, Caps& out) {
+  constexpr std::string_view kHeads[] = {"IP", "pc ", "PC is at"};
+  for (auto head : kHeads) {
+    for (std::size_t at = s.find(head); at != std::string_view::npos; at = s.find(head, at + 1)) {
+      std::string_view t = s.substr(at + head.size());
+      if (t.starts_with(":")) t.remove_prefix(1);
+      if (!t.starts_with(" ")) continue;
+      t.remove_prefix(1);
+      std::size_t d = 0;
+      while (d < t.size() && t[d] >= '0' && t[d] <= '9') ++d;
+      std::string_view u = t;
+      if (d > 0 && d < t.size() && t[d] == ':') u = t.substr(d + 1);
+      if (find_pattern("^{F}", u, &out) || find_pattern("^{P} {F}", u, &out) ||
+          find_pattern("^{P} {P} {F}", u, &out))
+        return true;
+      if (u.starts_with("0x") || find_pattern("^{P} [< (null)> (null)", u, nullptr) ||
+          (d > 0 && find_pattern("^{D}: (null)", t, nullptr)))
+        return true;
+    }
+  }
+  return false;
+}
+
+bool match_part(const Part& part, std::string_view s, Caps& out) {
+  switch (part.kind) {
+    case PartKind::Rip: return rip_frame(s, out);
+    case PartKind::RipOrInterrupt: return rip_frame(s, out) || find_pattern("--- interrupt: {D} at {F}", s, &out);
+    case PartKind::CallTrace: return contains(s, "Call Trace:") || contains(s, "Call trace:") || contains(s, "Backtrace:");
+    case PartKind::Line: return find_pattern(part.pattern, s, &out);
+    case PartKind::AnyOf: {
+      std::string_view alts = part.pattern;
+      for (int guard = 0; guard < 16; ++guard) {
+        const std::size_t bar = alts.find('|');
+        if (contains(s, alts.substr(0, bar))) return true;
+        if (bar == std::string_view::npos) break;
+        alts.remove_prefix(bar + 1);
+      }
+      return false;
+    }
+    case PartKind::Stack: return false;
+  }
+  return false;
+}
+
+// Syscall wrappers differ by architecture and era; the shortest name wins.
+std::string_view strip_syscall_prefix(std::string_view f) {
+  constexpr std::string_view kPrefixes[] = {"SYSC_", "SyS_", "sys_", "__x64_", "__ia32_", "__arm64_", "____sys_",
+                                            "___sys_", "__sys_", "__se_", "__se_sys_", "__do_sys_",
+                                            "compat_SYSC_", "compat_SyS_", "ksys_"};
+  std::string_view best = f;
+  for (auto p : kPrefixes)
+    if (f.starts_with(p) && f.size() - p.size() < best.size()) best = f.substr(p.size());
+  return best;
+}
+
+// Frames of stalls that dispatch work: the frame above the first of them names the stall.
+bool is_stall_anchor(std::string_view f) {
+  constexpr std::string_view kAnchors[] = {
+      "process_one_work", "do_syscall_", "do_fast_syscall_", "sysenter_dispatch", "tracesys_phase2",
+      "el0_svc_handler", "invoke_syscall", "ret_fast_syscall", "netif_receive_skb", "do_softirq", "call_timer_fn",
+      "_run_timers", "run_timer_softirq", "hrtimer_run", "run_ksoftirqd", "smpboot_thread_fn", "^kthread$",
+      "start_secondary", "cpu_startup_entry", "ret_from_fork", "vfs_write", "vfs_read", "vfs_iter_read",
+      "vfs_iter_write", "do_iter_read", "do_iter_write", "call_read_iter", "call_write_iter", "new_sync_read",
+      "new_sync_write", "vfs_ioctl", "ksys_ioctl", "compat_ioctl", "compat_sys_ioctl", "blkdev_driver_ioctl",
+      "blkdev_ioctl", "do_iter_readv_writev", "^call_mmap", "mmap_region", "do_mmap", "do_dentry_open", "vfs_open",
+      "^sock_sendmsg", "^sock_recvmsg", "^sock_release", "^__sock_release", "^setsockopt$", "kernel_setsockopt",
+      "sock_common_setsockopt", "^listen$", "kernel_listen", "sk_common_release", "^sock_mmap", "^accept$",
+      "kernel_accept", "^sock_do_ioctl", "^sock_ioctl", "^compat_sock_ioctl", "^nfnetlink_rcv_msg",
+      "^rtnetlink_rcv_msg", "^netlink_dump", "^socketpair", "^connect", "^ioctl", "^sys_socketpair",
+      "^sys_connect", "^sys_ioctl", "__do_fault", "do_page_fault", "^page_fault$", "__fput", "task_work_run",
+      "exit_to_usermode", "smp_call_function", "tasklet_action", "tasklet_hi_action"};
+  for (auto a : kAnchors)
+    if (matches_frame_pattern(f, a)) return true;
+  return false;
+}
+
+int stall_frame(const std::vector<std::string>& frames, std::string& name) {
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    if (!is_stall_anchor(frames[i])) continue;
+    if (frames[i].find("smp_call_function") != std::string::npos) {
+      name = "smp_call_function";
+      return static_cast<int>(i);
+    }
+    const std::size_t prev = i == 0 ? 0 : i - 1;
+    name = frames[prev];
+    return static_cast<int>(prev);
+  }
+  return -1;
+}
+
+int hang_frame(const std::vector<std::string>& frames, std::string& name) {
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    const std::string& f = frames[i];
+    if (f.find("rtnl_lock") != std::string::npos) {
+      name = f;
+      return static_cast<int>(i);
+    }
+    // Hangs on RCU grace periods share one root whatever the flavour.
+    for (std::string_view a : {"synchronize_rcu", "synchronize_srcu", "synchronize_net", "synchronize_sched"}) {
+      if (f.find(a) != std::string::npos) {
+        name = "synchronize_rcu";
+        return static_cast<int>(i);
+      }
+    }
+  }
+  constexpr std::string_view kWaiting[] = {"sched", "_lock", "_slowlock", "down", "rwsem", "completion",
+                                           "kthread", "wait", "synchronize", "context_switch", "__switch_to",
+                                           "cancel_delayed_work", "rcu_barrier"};
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    bool waiting = false;
+    for (auto w : kWaiting) waiting = waiting || frames[i].find(w) != std::string::npos;
+    if (!waiting) {
+      name = frames[i];
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+struct Pick {
+  std::string canonical;
+  std::string raw;
+};
+
+Pick extract(const std::vector<std::string_view>& raw, Extractor e) {
+  if (raw.empty()) return {};
+  std::vector<std::string> stripped;
+  stripped.reserve(raw.size());
+  for (auto r : raw) stripped.emplace_back(strip_syscall_prefix(r));
+  if (e == Extractor::First) return {stripped[0], std::string(raw[0])};
+  std::string name;
+  const int at = e == Extractor::Stall ? stall_frame(stripped, name) : hang_frame(stripped, name);
+  if (at < 0) return {};
+  return {name, std::string(raw[static_cast<std::size_t>(at)])};
+}
+
+struct StackResult {
+  std::vector<Pick> picks;
+  bool ok = true;
+};
+
+bool skipped(std::string_view name, const StackRecipe& r) {
+  if (is_generic_title_frame(name)) return true;
+  for (auto p : r.skip)
+    if (matches_frame_pattern(name, p)) return true;
+  return false;
+}
+
+void append_frames(std::vector<std::string_view>& frames, const Caps& caps, const StackRecipe& r) {
+  for (auto c : caps)
+    if (!skipped(c, r)) frames.push_back(c);
+}
+
+StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Part>& parts, const StackRecipe& r) {
+  StackResult res;
+  std::vector<std::string_view> frames;
+  std::size_t li = from;
+  int stacks = 0;
+  for (std::size_t pi = 0;; ++pi) {
+    if (pi == parts.size() || (parts[pi].kind == PartKind::Stack && stacks > 0)) {
+      Pick p = extract(frames, r.extractor);
+      if (p.canonical.empty()) {
+        p = {"corrupted", ""};
+        res.ok = false;
+      }
+      res.picks.push_back(std::move(p));
+      frames.clear();
+    }
+    if (pi == parts.size()) break;
+    const Part& part = parts[pi];
+    if (part.kind == PartKind::Stack) {
+      ++stacks;
+      while (li < lines.size()) {
+        const std::string_view ln = lines[li++];
+        if (is_fault_injection_line(ln)) {
+          res.ok = false;
+          break;
+        }
+        if (starts_stack(ln)) break;
+        Caps caps;
+        if (pi + 1 < parts.size() && match_part(parts[pi + 1], ln, caps)) {
+          append_frames(frames, caps, r);
+          ++pi;
+          break;
+        }
+        if (frame_names(ln, caps)) append_frames(frames, caps, r);
+      }
+    } else {
+      while (li < lines.size()) {
+        const std::string_view ln = lines[li++];
+        if (is_fault_injection_line(ln)) {
+          res.ok = false;
+          break;
+        }
+        Caps caps;
+        if (match_part(part, ln, caps)) {
+          append_frames(frames, caps, r);
+          break;
+        }
+      }
+    }
+  }
+  return res;
+}
+
+// Matches the line patterns on successive lines from `from`; returns the first line's index.
+std::optional<std::size_t> match_lines(const std::vector<std::string_view>& pats, const Lines& lines,
+                                       std::size_t from, Caps& caps) {
+  std::optional<std::size_t> first;
+  std::size_t li = from;
+  for (auto p : pats) {
+    bool found = false;
+    for (; li < lines.size(); ++li) {
+      if (find_pattern(p, lines[li], &caps)) {
+        if (!first) first = li;
+        ++li;
+        found = true;
+        break;
+      }
+    }
+    if (!found) return std::nullopt;
+  }
+  return first;
+}
+
+std::string format_title(std::string_view fmt, const Caps& caps, const std::vector<Pick>& picks) {
+  std::string out;
+  for (std::size_t i = 0; i < fmt.size(); ++i) {
+    if (fmt[i] == '$' && i + 1 < fmt.size() && fmt[i + 1] >= '1' && fmt[i + 1] <= '9') {
+      const std::size_t n = static_cast<std::size_t>(fmt[i + 1] - '1');
+      if (n < caps.size()) out.append(caps[n]);
+      else if (n - caps.size() < picks.size()) out.append(picks[n - caps.size()].canonical);
+      ++i;
+      continue;
+    }
+    out.push_back(fmt[i]);
+  }
+  return out;
+}
+
+bool suppressed(const Family& fam, std::string_view line) {
+  for (auto p : fam.suppress)
+    if (find_pattern(p, line, nullptr)) return true;
+  return false;
+}
+
+}  // namespace
+
+std::optional<RuleTitle> title_from_rules(const Lines& lines) {
+  const auto& fams = families();
+  // The first line any family claims starts the report.
+  const Family* fam = nullptr;
+  std::size_t start = 0;
+  for (; start < lines.size() && !fam; ++start) {
+    for (const Family& f : fams) {
+      if (contains(lines[start], f.header) && !suppressed(f, lines[start])) {
+        fam = &f;
+        break;
+      }
+    }
+  }
+  if (!fam) return std::nullopt;
+  --start;
+
+  // The format whose title matches earliest wins; on a tie, the first that yields a title.
+  std::optional<RuleTitle> best;
+  std::size_t best_line = lines.size();
+  for (const Format& f : fam->formats) {
+    Caps tcaps;
+    const auto at = match_lines(f.title, lines, start, tcaps);
+    if (!at || *at > best_line || (*at == best_line && best)) continue;
+    if (*at < best_line) best.reset();
+    best_line = *at;
+    Caps caps = tcaps;
+    std::size_t stack_from = *at;
+    if (!f.report.empty()) {
+      caps.clear();
+      const auto rat = match_lines(f.report, lines, start, caps);
+      if (!rat) continue;
+      stack_from = *rat;
+    }
+    RuleTitle t;
+    std::vector<Pick> picks;
+    if (f.has_stack) {
+      StackResult sr = run_parts(lines, stack_from, f.stack.parts, f.stack);
+      if (!sr.ok && !f.stack.parts2.empty()) sr = run_parts(lines, stack_from, f.stack.parts2, f.stack);
+      picks = std::move(sr.picks);
+      t.corrupted = !sr.ok;
+      if (!picks.empty()) t.frame = picks[0].raw;
+    }
+    t.title = format_title(f.fmt, caps, picks);
+    t.corrupted = t.corrupted || f.corrupted;
+    best = std::move(t);
+  }
+  if (!best) {
+    // A family line that no format words: the line itself, from the family's word on.
+    const std::string& l = lines[start];
+    RuleTitle t;
+    t.title = l.substr(l.find(fam->header));
+    t.corrupted = true;
+    best = std::move(t);
+  }
+  return best;
+}
+
+}  // namespace btaudit

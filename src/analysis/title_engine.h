@@ -1,0 +1,19 @@
+// Applies the rules of title_rules.h to a report's console lines: finds the
+// line that starts the report, the family's format that fits it earliest, and
+// the function that names the bug (syzkaller's "... in <func>").
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace btaudit {
+
+struct RuleTitle {
+  std::string title;         // not yet normalized (title_normalize.h)
+  std::string frame;         // the function as printed (before syscall prefixes are cut), "" if none
+  bool corrupted = false;    // the format is a "corrupted" one, or the stack named no function
+};
+
+std::optional<RuleTitle> title_from_rules(const std::vector<std::string>& lines);
+
+}  // namespace btaudit

@@ -1,0 +1,191 @@
+#include "analysis/title_normalize.h"
+
+namespace btaudit {
+
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_lower_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f'); }
+bool is_alnum(char c) { return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_word(char c) { return is_alnum(c) || c == '_'; }
+
+std::size_t digits_at(std::string_view s, std::size_t i) {
+  std::size_t j = i;
+  while (j < s.size() && is_digit(s[j])) ++j;
+  return j - i;
+}
+
+// "syz-executor.3", "syz-executor123/4567", "syzkaller123456:789" -> the bare name.
+std::string drop_executor_ids(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    std::string_view name;
+    if (s.substr(i).starts_with("syz-executor")) name = "syz-executor";
+    else if (s.substr(i).starts_with("syzkaller")) name = "syzkaller";
+    if (name.empty()) {
+      out.push_back(s[i++]);
+      continue;
+    }
+    std::size_t j = i + name.size();
+    const bool executor = name == "syz-executor";
+    if (executor && j < s.size() && s[j] == '.' && digits_at(s, j + 1)) ++j;
+    const std::size_t n = digits_at(s, j);
+    if (n == 0) {
+      out.append(name);
+      i += name.size();
+      continue;
+    }
+    j += n;
+    if (j < s.size() && (s[j] == '/' || s[j] == ':') && digits_at(s, j + 1)) j += 1 + digits_at(s, j + 1);
+    out.append(name);
+    i = j;
+  }
+  return out;
+}
+
+// A hex run of 6+ (optionally 0x-prefixed) after a non-alphanumeric: an address.
+std::string addresses(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    out.push_back(s[i]);
+    if (is_alnum(s[i])) continue;
+    std::size_t j = i + 1;
+    if (j + 1 < s.size() && s[j] == '0' && s[j + 1] == 'x') j += 2;
+    std::size_t k = j;
+    while (k < s.size() && is_lower_hex(s[k])) ++k;
+    if (k - j >= 6) {
+      out.append("ADDR");
+      i = k - 1;
+    }
+  }
+  return out;
+}
+
+std::string ip_addresses(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t j = i;
+    int parts = 0;
+    for (; parts < 4; ++parts) {
+      const std::size_t n = digits_at(s, j);
+      if (n == 0 || n > 3) break;
+      j += n;
+      if (parts < 3) {
+        if (j >= s.size() || s[j] != '.') break;
+        ++j;
+      }
+    }
+    if (parts == 4) {
+      out.append("IP");
+      i = j;
+    } else {
+      out.push_back(s[i++]);
+    }
+  }
+  return out;
+}
+
+// ".c:123:45" -> ".c:LINE"
+std::string line_numbers(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    if (s[i] == '.' && i + 1 < s.size() && is_word(s[i + 1])) {
+      std::size_t j = i + 1;
+      while (j < s.size() && is_word(s[j])) ++j;
+      std::size_t k = j;
+      while (k + 1 < s.size() && s[k] == ':' && is_digit(s[k + 1])) k += 1 + digits_at(s, k + 1);
+      out.append(s.substr(i, j - i));
+      if (k > j) out.append(":LINE");
+      i = k;
+      continue;
+    }
+    out.push_back(s[i++]);
+  }
+  return out;
+}
+
+// "func+0x1a/0x40" -> "func"
+std::string symbol_offsets(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+' && i + 2 < s.size() && s[i + 1] == '0' && s[i + 2] == 'x' && i > 0 && is_word(s[i - 1])) {
+      std::size_t j = i + 3;
+      while (j < s.size() && is_alnum(s[j])) ++j;
+      if (j + 2 < s.size() && s[j] == '/' && s[j + 1] == '0' && s[j + 2] == 'x') {
+        std::size_t k = j + 3;
+        while (k < s.size() && is_alnum(s[k])) ++k;
+        i = k - 1;
+        continue;
+      }
+    }
+    out.push_back(s[i]);
+  }
+  return out;
+}
+
+std::string cpu_numbers(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    if (s.substr(i).starts_with("CPU#") && digits_at(s, i + 4)) {
+      out.append("CPU");
+      i += 4 + digits_at(s, i + 4);
+      continue;
+    }
+    out.push_back(s[i++]);
+  }
+  return out;
+}
+
+// Decimal numbers standing alone (between non-word characters) -> NUM; digit
+// runs of 7+ anywhere -> NUM (short ones inside names, "nl802154", stay).
+std::string numbers(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = digits_at(s, i);
+    if (n == 0) {
+      out.push_back(s[i++]);
+      continue;
+    }
+    const bool alone = i > 0 && !is_word(s[i - 1]) && (i + n == s.size() || !is_word(s[i + n]));
+    if (alone || n >= 7) {
+      out.append("NUM");
+    } else {
+      out.append(s.substr(i, n));
+    }
+    i += n;
+  }
+  return out;
+}
+
+std::string sanitize(std::string_view s) {
+  constexpr std::size_t kMaxTitle = 120;  // interleaved lines can make a header endless
+  std::string out;
+  char prev = ' ';
+  for (std::size_t i = 0; i < s.size() && i < kMaxTitle; ++i) {
+    char c = s[i];
+    if (c == '\t') c = ' ';
+    else if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) continue;
+    if (c == ' ' && prev == ' ') continue;
+    out.push_back(c);
+    prev = c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+std::string normalize_title(std::string_view title) {
+  std::string t = drop_executor_ids(title);
+  t = addresses(t);
+  t = ip_addresses(t);
+  t = line_numbers(t);
+  t = symbol_offsets(t);
+  t = cpu_numbers(t);
+  t = numbers(t);
+  return sanitize(t);
+}
+
+}  // namespace btaudit

@@ -1,0 +1,223 @@
+// Debuginfo and call-site verdicts on a kernel-like image the test suite
+// builds itself (tests/fixtures/minikernel). Instruction offsets come from
+// binutils' objdump, an oracle independent of libdwfl and Zydis.
+#include <boost/test/unit_test.hpp>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analysis/analyze_report.h"
+#include "analysis/debug_analysis.h"
+#include "debuginfo/debuginfo_error.h"
+#include "debuginfo/kernel_debuginfo.h"
+#include "model_printers.h"
+#include "text/log_parser.h"
+
+namespace {
+
+using namespace btaudit;
+
+struct Insn {
+  std::uint64_t address;
+  std::string text;
+};
+
+// Function name -> its instructions, and function starts, from objdump -d.
+struct Disassembly {
+  std::map<std::string, std::vector<Insn>> functions;
+  std::map<std::string, std::uint64_t> start;
+  std::map<std::string, std::uint64_t> size;  // to the next function, as kallsyms counts it
+
+  explicit Disassembly(const std::string& image) {
+    const std::string cmd = "objdump -d --no-show-raw-insn " + image;
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
+    BOOST_REQUIRE(pipe);
+    char buf[512];
+    std::string current;
+    std::vector<std::pair<std::uint64_t, std::string>> order;
+    while (fgets(buf, sizeof buf, pipe.get())) {
+      std::string line(buf);
+      if (line.size() > 18 && line[16] == ' ' && line[17] == '<') {
+        current = line.substr(18, line.find('>') - 18);
+        start[current] = std::stoull(line.substr(0, 16), nullptr, 16);
+        order.emplace_back(start[current], current);
+      } else if (!current.empty() && line.find(":\t") != std::string::npos) {
+        const std::uint64_t a = std::stoull(line.substr(0, line.find(':')), nullptr, 16);
+        functions[current].push_back({a, line.substr(line.find(":\t") + 2)});
+      }
+    }
+    for (std::size_t i = 0; i + 1 < order.size(); ++i) size[order[i].second] = order[i + 1].first - order[i].first;
+    size[order.back().second] = 16;
+  }
+
+  // Offset of the instruction right after the first call in `fn` whose text contains `what`.
+  std::uint64_t return_offset(const std::string& fn, const std::string& what) const {
+    const auto& insns = functions.at(fn);
+    for (std::size_t i = 0; i + 1 < insns.size(); ++i)
+      if (insns[i].text.starts_with("call") && insns[i].text.find(what) != std::string::npos)
+        return insns[i + 1].address - start.at(fn);
+    BOOST_FAIL("no call to " + what + " in " + fn);
+    return 0;
+  }
+
+  std::string frame(const std::string& fn, std::uint64_t offset) const {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "%s+0x%llx/0x%llx", fn.c_str(), static_cast<unsigned long long>(offset),
+                  static_cast<unsigned long long>(size.at(fn)));
+    return buf;
+  }
+  std::string after_call(const std::string& fn, const std::string& what) const {
+    return frame(fn, return_offset(fn, what));
+  }
+};
+
+struct Fixture {
+  std::string image = BTAUDIT_MINIKERNEL;
+  Disassembly dis{image};
+  std::unique_ptr<KernelDebugInfo> info = KernelDebugInfo::open(image, DebugInfoOptions{});
+
+  Report analyze(const std::string& trace_lines, const std::string& rip = "mk_leaf+0x5/0x10") {
+    const std::string log = "WARNING: CPU: 0 PID: 1 at minikernel.c:10 " + rip +
+                            "\nCPU: 0 PID: 1 Comm: test Not tainted 6.1.0-mini #1\nRIP: 0010:" + rip +
+                            "\nCall Trace:\n <TASK>\n" + trace_lines + " </TASK>\n---[ end trace 0 ]---\n";
+    auto reports = parse_log(log, "minikernel.log");
+    BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+    analyze_report(reports[0]);
+    apply_debuginfo(reports[0], *info);
+    return reports[0];
+  }
+};
+
+int line_of(const std::string& needle) {
+  std::ifstream in(std::string(BTAUDIT_SOURCE_DIR) + "/tests/fixtures/minikernel/minikernel.c");
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n)
+    if (line.find(needle) != std::string::npos) return n;
+  BOOST_FAIL("no line with " + needle);
+  return 0;
+}
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(debuginfo, Fixture)
+
+BOOST_AUTO_TEST_CASE(reliable_direct_call_to_the_frame_above_is_confirmed) {
+  const Report r = analyze(" " + dis.after_call("mk_direct_caller", "mk_leaf") + "\n");
+  const Frame& f = r.frames.at(0);
+  BOOST_REQUIRE(f.debug && f.debug->call_site);
+  BOOST_TEST(f.verdict == Verdict::Reliable);
+  BOOST_TEST((f.debug->call_site->kind == CallKind::Direct));
+  BOOST_TEST(f.debug->call_site->target.value_or("") == "mk_leaf");
+  BOOST_TEST(!f.debug->corruption_evidence);
+  BOOST_REQUIRE(f.debug->source);
+  BOOST_TEST(f.debug->source->line == line_of("mk_leaf(x + 1);"));
+}
+
+BOOST_AUTO_TEST_CASE(question_mark_without_a_call_before_is_proven_stale) {
+  const Report r = analyze(" " + dis.after_call("mk_direct_caller", "mk_leaf") + "\n ? " + dis.frame("mk_leaf", 3) + "\n");
+  const Frame& f = r.frames.at(1);
+  BOOST_TEST(f.verdict == Verdict::Stale);
+  BOOST_TEST(f.reason == Reason::NoCallBefore);
+  BOOST_TEST((f.debug->call_site->kind == CallKind::None));
+}
+
+BOOST_AUTO_TEST_CASE(question_mark_whose_call_reaches_the_frame_above_is_plausible) {
+  const Report r = analyze(" " + dis.after_call("mk_direct_caller", "mk_leaf") + "\n ? " +
+                           dis.after_call("mk_unrelated", "mk_direct_caller") + "\n");
+  const Frame& f = r.frames.at(1);
+  BOOST_TEST(f.verdict == Verdict::Plausible);
+  BOOST_TEST(f.reason == Reason::CallSitePlausible);
+}
+
+BOOST_AUTO_TEST_CASE(question_mark_whose_direct_call_goes_elsewhere_is_likely_stale) {
+  const Report r = analyze(" " + dis.after_call("mk_direct_caller", "mk_leaf") + "\n ? " +
+                           dis.after_call("mk_inline_host", "mk_leaf") + "\n");
+  const Frame& f = r.frames.at(1);
+  BOOST_TEST(f.verdict == Verdict::Stale);
+  BOOST_TEST(f.reason == Reason::CallTargetMismatch);
+  BOOST_TEST(f.debug->call_site->target.value_or("") == "mk_leaf");
+}
+
+BOOST_AUTO_TEST_CASE(tail_calls_are_followed) {
+  const Report r = analyze(" " + dis.after_call("mk_tail_target", "mk_leaf") + "\n ? " +
+                           dis.after_call("mk_calls_tail", "mk_tail_caller") + "\n");
+  const Frame& f = r.frames.at(1);
+  BOOST_TEST(f.debug->call_site->target.value_or("") == "mk_tail_caller");
+  BOOST_TEST(f.verdict == Verdict::Plausible);
+  BOOST_TEST(f.reason == Reason::CallSitePlausible);
+}
+
+BOOST_AUTO_TEST_CASE(calls_through_a_retpoline_thunk_are_indirect) {
+  const Report r = analyze(" " + dis.after_call("mk_direct_caller", "mk_leaf") + "\n ? " +
+                           dis.after_call("mk_indirect_caller", "__x86_indirect_thunk_rax") + "\n");
+  const Frame& f = r.frames.at(1);
+  BOOST_TEST((f.debug->call_site->kind == CallKind::Indirect));
+  BOOST_TEST(f.verdict == Verdict::Plausible);
+}
+
+BOOST_AUTO_TEST_CASE(reliable_frame_failing_the_check_is_flagged_not_relabelled) {
+  const Report r = analyze(" " + dis.frame("mk_leaf", 3) + "\n");
+  const Frame& f = r.frames.at(0);
+  BOOST_TEST(f.verdict == Verdict::Reliable);
+  BOOST_TEST(f.debug->corruption_evidence);
+}
+
+BOOST_AUTO_TEST_CASE(inlined_callers_are_listed_innermost_first) {
+  const Report r = analyze(" " + dis.after_call("mk_inline_host", "mk_leaf") + "\n");
+  const Frame& f = r.frames.at(0);
+  BOOST_REQUIRE(f.debug && f.debug->source);
+  BOOST_TEST(f.debug->innermost_function.value_or("") == "mk_inlined_helper");
+  BOOST_TEST(f.debug->source->line == line_of("mk_leaf(x * 2);"));
+  BOOST_REQUIRE_EQUAL(f.debug->inlined.size(), 1u);
+  BOOST_TEST(f.debug->inlined[0].function == "mk_inline_host");
+  BOOST_TEST(f.debug->inlined[0].call.line == line_of("mk_inlined_helper(x);"));
+}
+
+BOOST_AUTO_TEST_CASE(kaslr_offset_is_inferred_from_agreeing_frames) {
+  const std::uint64_t shift = 0x1e00000;
+  auto addr = [&](const std::string& fn, std::uint64_t off) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "[<%016llx>]", static_cast<unsigned long long>(dis.start.at(fn) + off + shift));
+    return std::string(buf);
+  };
+  const std::uint64_t o1 = dis.return_offset("mk_direct_caller", "mk_leaf");
+  const std::uint64_t o2 = dis.return_offset("mk_unrelated", "mk_direct_caller");
+  const Report r = analyze(" " + addr("mk_direct_caller", o1) + " " + dis.frame("mk_direct_caller", o1) + "\n " +
+                           addr("mk_unrelated", o2) + " " + dis.frame("mk_unrelated", o2) + "\n");
+  BOOST_REQUIRE(r.kaslr_offset);
+  BOOST_TEST(*r.kaslr_offset == static_cast<std::int64_t>(shift));
+  BOOST_TEST(r.kaslr_agreeing_frames == 2);
+  BOOST_TEST(r.kaslr_source == "frames");
+}
+
+BOOST_AUTO_TEST_CASE(printed_kernel_offset_line_is_used_and_checked) {
+  auto reports = parse_log(
+      "Kernel panic - not syncing: sysrq triggered crash\nCPU: 0 PID: 1 Comm: sh Not tainted 6.1.0-mini #1\n"
+      "Call Trace:\n " + dis.after_call("mk_direct_caller", "mk_leaf") +
+      "\nKernel Offset: 0x1e00000 from 0xffffffff81000000 (relocation range: 0xffffffff80000000-0xffffffffbfffffff)\n",
+      "panic.log");
+  BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+  analyze_report(reports[0]);
+  apply_debuginfo(reports[0], *info);
+  BOOST_TEST(reports[0].kaslr_source == "kernel_offset_line");
+  BOOST_TEST(*reports[0].kaslr_offset == 0x1e00000);
+}
+
+BOOST_AUTO_TEST_CASE(missing_vmlinux_is_a_clear_error) {
+  BOOST_CHECK_THROW(KernelDebugInfo::open("/nonexistent/vmlinux", DebugInfoOptions{}), DebugInfoError);
+  BOOST_CHECK_THROW(KernelDebugInfo::open(std::string(BTAUDIT_SOURCE_DIR) + "/README.md", DebugInfoOptions{}),
+                    DebugInfoError);
+}
+
+BOOST_AUTO_TEST_CASE(a_mismatched_build_is_reported) {
+  // Sizes far from the image's own: the report cannot come from this build.
+  const Report r = analyze(" mk_direct_caller+0x9/0x400\n mk_unrelated+0x9/0x400\n");
+  BOOST_REQUIRE(!r.debug_warnings.empty());
+  BOOST_TEST(r.debug_warnings[0].find("does not match") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
