@@ -12,5 +12,6 @@ inline constexpr int kExitInputError = 2;  // an input could not be read; the ot
 inline constexpr int kExitUsage = 64;
 
 int run_analyze(const std::vector<std::string>& args);
+int run_vmcore(const std::vector<std::string>& args);
 
 }  // namespace btaudit

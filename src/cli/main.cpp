@@ -15,6 +15,7 @@ void usage(std::ostream& os) {
         "\n"
         "commands:\n"
         "  analyze FILE...   find kernel reports in console logs and audit every backtrace frame\n"
+        "  vmcore DUMP       a crash dump's registers, kernel log and the reports in it\n"
         "  version           print the version\n"
         "\n"
         "'btaudit <command> --help' describes a command; man btaudit describes them all.\n";
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 2, argv + argc);
   try {
     if (command == "analyze") return btaudit::run_analyze(args);
+    if (command == "vmcore") return btaudit::run_vmcore(args);
     if (command == "version" || command == "--version") {
       std::cout << "btaudit " << btaudit::kBtauditVersion << "\n";
       return btaudit::kExitOk;

@@ -1,0 +1,119 @@
+#include "vmcore/kdump_dump.h"
+
+#include <fcntl.h>
+#include <libkdumpfile/kdumpfile.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace btaudit {
+
+std::unique_ptr<KdumpDump> KdumpDump::open(const std::string& path) {
+  std::unique_ptr<KdumpDump> d(new KdumpDump());
+  d->path_ = path;
+  d->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (d->fd_ < 0) throw DumpError(path + ": cannot open: " + std::strerror(errno));
+  d->ctx_ = kdump_new();
+  if (!d->ctx_) throw DumpError(path + ": cannot allocate a libkdumpfile context");
+  // Without an OS type libaddrxlat cannot translate kernel virtual addresses
+  // ("Cannot determine 5-level paging"); kdump-compressed files from QEMU name
+  // no architecture, so x86_64 is set when the file leaves it open.
+  kdump_set_string_attr(d->ctx_, KDUMP_ATTR_OSTYPE, "linux");
+  if (kdump_open_fd(d->ctx_, d->fd_) != KDUMP_OK)
+    throw DumpError(path + ": not a crash dump libkdumpfile can read: " + kdump_get_err(d->ctx_));
+  kdump_attr_t arch;
+  if (kdump_get_attr(d->ctx_, KDUMP_ATTR_ARCH_NAME, &arch) != KDUMP_OK) {
+    kdump_clear_err(d->ctx_);
+    if (kdump_set_string_attr(d->ctx_, KDUMP_ATTR_ARCH_NAME, KDUMP_ARCH_X86_64) != KDUMP_OK)
+      throw DumpError(path + ": cannot set the architecture: " + kdump_get_err(d->ctx_));
+  } else if (arch.type == KDUMP_STRING && std::strcmp(arch.val.string, KDUMP_ARCH_X86_64) != 0) {
+    throw DumpError(path + ": a " + arch.val.string + " dump; btaudit reads x86_64 dumps");
+  }
+  return d;
+}
+
+KdumpDump::~KdumpDump() {
+  if (ctx_) kdump_free(ctx_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::size_t KdumpDump::read(std::uint64_t kvaddr, std::span<std::uint8_t> out) {
+  std::size_t len = out.size();
+  const kdump_status st = kdump_read(ctx_, KDUMP_KVADDR, kvaddr, out.data(), &len);
+  if (st != KDUMP_OK) kdump_clear_err(ctx_);
+  return len > out.size() ? 0 : len;
+}
+
+std::string KdumpDump::format() const {
+  kdump_attr_t a;
+  if (kdump_get_attr(ctx_, KDUMP_ATTR_FILE_FORMAT, &a) != KDUMP_OK || a.type != KDUMP_STRING) {
+    kdump_clear_err(ctx_);
+    return "unknown";
+  }
+  return a.val.string;
+}
+
+std::optional<std::string> KdumpDump::vmcoreinfo(const std::string& key) {
+  char* val = nullptr;
+  if (kdump_vmcoreinfo_line(ctx_, key.c_str(), &val) != KDUMP_OK || !val) {
+    kdump_clear_err(ctx_);
+    return std::nullopt;
+  }
+  std::unique_ptr<char, decltype(&std::free)> owned(val, &std::free);  // libkdumpfile allocates it
+  return std::string(val);
+}
+
+std::optional<std::uint64_t> KdumpDump::vmcoreinfo_number(const std::string& key, int base) {
+  auto s = vmcoreinfo(key);
+  if (!s || s->empty()) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(s->c_str(), &end, base);
+  if (errno != 0 || end == s->c_str()) return std::nullopt;
+  return v;
+}
+
+std::optional<std::uint64_t> KdumpDump::vmcoreinfo_symbol(const std::string& name) {
+  kdump_addr_t addr = 0;
+  if (kdump_vmcoreinfo_symbol(ctx_, name.c_str(), &addr) != KDUMP_OK) {
+    kdump_clear_err(ctx_);
+    return std::nullopt;
+  }
+  return addr;
+}
+
+int KdumpDump::cpu_count() const {
+  kdump_attr_t a;
+  if (kdump_get_attr(ctx_, KDUMP_ATTR_NUM_CPUS, &a) != KDUMP_OK || a.type != KDUMP_NUMBER) {
+    kdump_clear_err(ctx_);
+    return 0;
+  }
+  return a.val.number > 4096 ? 4096 : static_cast<int>(a.val.number);
+}
+
+std::vector<CpuRegisters> KdumpDump::cpu_registers() const {
+  std::vector<CpuRegisters> out;
+  const int n = cpu_count();
+  for (int cpu = 0; cpu < n; ++cpu) {
+    CpuRegisters r;
+    r.cpu = cpu;
+    const std::string base = "cpu." + std::to_string(cpu) + ".reg";
+    kdump_attr_iter_t it;
+    if (kdump_attr_iter_start(ctx_, base.c_str(), &it) != KDUMP_OK) {
+      kdump_clear_err(ctx_);
+      continue;
+    }
+    for (int guard = 0; it.key && guard < 256; ++guard) {
+      kdump_attr_t v;
+      if (kdump_attr_ref_get(ctx_, &it.pos, &v) == KDUMP_OK && v.type == KDUMP_NUMBER) r.regs[it.key] = v.val.number;
+      if (kdump_attr_iter_next(ctx_, &it) != KDUMP_OK) break;
+    }
+    kdump_attr_iter_end(ctx_, &it);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace btaudit

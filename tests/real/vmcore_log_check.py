@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""The kernel log read from each real lab dump holds the reports its console printed.
+
+  vmcore_log_check.py BTAUDIT VMCORE_DIR CONSOLE_LOG_DIR
+
+For every NAME.elf / NAME.kdump-zlib in VMCORE_DIR with NAME.console.log in
+CONSOLE_LOG_DIR: `btaudit vmcore DUMP --format json` must list the same report
+titles, in order, as `btaudit analyze` on the console log. Exit 77 when no dump
+is there (ctest skips), 1 on any difference.
+"""
+import json, os, subprocess, sys
+
+btaudit, dumps, logs = sys.argv[1:4]
+checked = bad = 0
+for name in sorted(os.listdir(dumps)) if os.path.isdir(dumps) else []:
+    stem, ext = os.path.splitext(name)
+    if ext not in ('.elf', '.kdump-zlib'):
+        continue
+    console = os.path.join(logs, stem + '.console.log')
+    if not os.path.exists(console):
+        continue
+    got = subprocess.run([btaudit, 'vmcore', '--format', 'json', os.path.join(dumps, name)], capture_output=True, text=True)
+    want = subprocess.run([btaudit, 'analyze', '--format', 'json', console], capture_output=True, text=True)
+    if got.returncode != 0:
+        print(f'{name}: btaudit vmcore failed: {got.stderr.strip()}')
+        bad += 1
+        continue
+    t_got = [r['title'] for r in json.loads(got.stdout)['reports']]
+    t_want = [r['title'] for r in json.loads(want.stdout)['reports']]
+    checked += 1
+    if t_got != t_want:
+        bad += 1
+        print(f'{name}: dump log titles {t_got} != console titles {t_want}')
+    else:
+        print(f'{name}: {len(t_got)} reports, same as the console')
+if checked == 0:
+    print('no lab dumps found: skipped (run ../shared/lab/make-lab.sh)')
+    sys.exit(77)
+print(f'{checked - bad}/{checked} dumps: the log in the dump holds the console\'s reports')
+sys.exit(1 if bad else 0)
