@@ -9,7 +9,13 @@
 #include "render/report_json.h"
 #include "render/report_text.h"
 #include "text/log_parser.h"
+#include "debuginfo/debuginfo_error.h"
+#include "debuginfo/kernel_debuginfo.h"
+#include "debuginfo/kernel_types.h"
+#include "render/json_writer.h"
+#include "vmcore/irq_state.h"
 #include "vmcore/kdump_dump.h"
+#include "vmcore/kernel_layout.h"
 #include "vmcore/printk_log.h"
 
 namespace btaudit {
@@ -34,14 +40,120 @@ void print_info(KdumpDump& dump) {
   }
 }
 
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+int print_irq_state(KdumpDump& dump, const std::string& vmlinux_arg, const std::string& format) {
+  std::string vmlinux = vmlinux_arg;
+  if (vmlinux.empty() || vmlinux == "auto") {
+    auto release = dump.vmcoreinfo("OSRELEASE");
+    if (!release) throw DumpError(dump.path() + ": VMCOREINFO names no release; give --vmlinux");
+    vmlinux = "/usr/lib/debug/boot/vmlinux-" + *release;
+  }
+  auto info = KernelDebugInfo::open(vmlinux, DebugInfoOptions{});
+  if (auto rel = info->release(); rel && dump.vmcoreinfo("OSRELEASE") && *rel != *dump.vmcoreinfo("OSRELEASE"))
+    throw DumpError(dump.path() + ": the dump is release " + *dump.vmcoreinfo("OSRELEASE") + " but " + vmlinux +
+                    " is " + *rel + " (wrong vmlinux)");
+  KernelTypes types(*info);
+  const std::int64_t kaslr = static_cast<std::int64_t>(dump.vmcoreinfo_number("KERNELOFFSET", 16).value_or(0));
+  const KernelLayout layout = detect_layout(*info, types, kaslr);
+  std::vector<std::optional<std::uint64_t>> sps;
+  std::vector<std::string> sources;
+  for (const CpuRegisters& c : dump.cpu_registers()) {
+    if (static_cast<std::size_t>(c.cpu) >= sps.size()) {
+      sps.resize(c.cpu + 1);
+      sources.resize(c.cpu + 1, "no register note for this CPU");
+    }
+    sps[c.cpu] = c.get("rsp");
+    sources[c.cpu] = "NT_PRSTATUS note";
+  }
+  const auto cpus = read_irq_state(dump, layout, sps, sources);
+  if (format == "json") {
+    std::string out;
+    JsonWriter w(out);
+    w.begin_object();
+    w.key("dump");
+    w.begin_object();
+    w.field("path", dump.path());
+    w.field("format", dump.format());
+    w.field("layout", layout.era_name);
+    w.field("kaslr_offset", static_cast<std::int64_t>(kaslr));
+    w.field("irq_stack_size", layout.irq_stack_size);
+    w.field("thread_size", layout.thread_size);
+    w.key("fallbacks");
+    w.begin_array();
+    for (const auto& f : layout.fallbacks) w.value(f);
+    w.end_array();
+    w.end_object();
+    w.key("cpus");
+    w.begin_array();
+    for (const CpuIrqState& c : cpus) {
+      w.begin_object();
+      w.field("cpu", c.cpu);
+      w.key("task");
+      w.begin_object();
+      w.field("address", c.task);
+      w.field("pid", c.pid);
+      w.field("comm", c.comm);
+      w.end_object();
+      w.field("registers_from", c.registers_from);
+      w.field("sp", c.sp);
+      w.key("irq_state");
+      w.begin_object();
+      w.field("irq_stack_top", c.irq_stack ? std::optional<std::uint64_t>(c.irq_stack->end) : std::nullopt);
+      w.field("irq_stack_base", c.irq_stack ? std::optional<std::uint64_t>(c.irq_stack->begin) : std::nullopt);
+      w.field("backlink", c.backlink);
+      w.field("in_use", c.in_use);
+      w.key("irq_count");
+      if (c.irq_count) w.value(static_cast<std::int64_t>(*c.irq_count)); else w.null();
+      w.field("sp_stack", c.sp_stack);
+      w.end_object();
+      w.key("problems");
+      w.begin_array();
+      for (const auto& p : c.problems) w.value(p);
+      w.end_array();
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+    out.push_back('\n');
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return kExitOk;
+  }
+  std::cout << "dump:    " << dump.path() << " (" << dump.format() << ")\n"
+            << "vmlinux: " << vmlinux << "\n"
+            << "layout:  " << layout.era_name << "; IRQ stack " << layout.irq_stack_size << " bytes, THREAD_SIZE "
+            << layout.thread_size << "\n";
+  for (const auto& f : layout.fallbacks) std::cout << "note:    " << f << "\n";
+  std::cout << "\nCPU  task             PID  COMM             SP                on      IRQ stack [base, top)                "
+               "backlink at top   in use  registers from\n";
+  for (const CpuIrqState& c : cpus) {
+    char line[400];
+    std::string irq = c.irq_stack ? hex(c.irq_stack->begin) + "-" + hex(c.irq_stack->end) : std::string("-");
+    std::string use = c.in_use ? (*c.in_use ? "yes" : "no") : c.irq_count ? "count " + std::to_string(*c.irq_count) : "-";
+    std::snprintf(line, sizeof line, "%3d  %-16s %4s  %-16s %-17s %-7s %-37s %-17s %-7s %s\n", c.cpu,
+                  c.task ? hex(*c.task).c_str() : "-", c.pid ? std::to_string(*c.pid).c_str() : "-",
+                  c.comm.value_or("-").c_str(), c.sp ? hex(*c.sp).c_str() : "-", c.sp_stack.c_str(), irq.c_str(),
+                  c.backlink ? hex(*c.backlink).c_str() : "-", use.c_str(), c.registers_from.c_str());
+    std::cout << line;
+    for (const auto& p : c.problems) std::cout << "     problem: " << p << "\n";
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int run_vmcore(const std::vector<std::string>& args) {
   std::string format = "text";
   std::vector<std::string> positional;
-  po::options_description opts("btaudit vmcore [options] DUMP [info|log|analyze]");
+  std::string vmlinux;
+  po::options_description opts("btaudit vmcore [options] DUMP [info|log|irqstate|analyze]");
   opts.add_options()("help,h", "show this help")("format,f", po::value(&format)->default_value("text"),
-                                                 "output format of 'analyze': text or json");
+                                                 "output format of 'analyze' and 'irqstate': text or json")(
+      "vmlinux", po::value(&vmlinux), "kernel image with DWARF (irqstate); default: by the dump's release under /usr/lib/debug");
   po::options_description hidden;
   hidden.add_options()("positional", po::value(&positional));
   po::options_description all;
@@ -59,6 +171,7 @@ int run_vmcore(const std::vector<std::string>& args) {
   if (vm.count("help")) {
     std::cout << opts
               << "\n  info     the dump's format, release, KASLR offset and each CPU's registers\n"
+                 "  irqstate each CPU's task, IRQ stack, backlink word, in-use state and the stack its SP is on\n"
                  "  log      the kernel log kept in the dump (printk ring buffer, 5.10+)\n"
                  "  analyze  (default) the reports in that log, analyzed as 'btaudit analyze' does\n";
     return kExitOk;
@@ -68,8 +181,8 @@ int run_vmcore(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   const std::string action = positional.size() == 2 ? positional[1] : "analyze";
-  if (action != "info" && action != "log" && action != "analyze") {
-    std::cerr << "btaudit vmcore: unknown action '" << action << "' (info, log or analyze)\n";
+  if (action != "info" && action != "log" && action != "analyze" && action != "irqstate") {
+    std::cerr << "btaudit vmcore: unknown action '" << action << "' (info, log, irqstate or analyze)\n";
     return kExitUsage;
   }
   std::unique_ptr<KdumpDump> dump;
@@ -79,6 +192,7 @@ int run_vmcore(const std::vector<std::string>& args) {
       print_info(*dump);
       return kExitOk;
     }
+    if (action == "irqstate") return print_irq_state(*dump, vmlinux, format);
     const PrintkLog log = read_printk_log(*dump);
     for (const std::string& p : log.problems) std::cerr << "btaudit: warning: " << dump->path() << ": " << p << "\n";
     const std::string text = format_log(log);
@@ -101,6 +215,9 @@ int run_vmcore(const std::vector<std::string>& args) {
     }
     return kExitOk;
   } catch (const DumpError& e) {
+    std::cerr << "btaudit: " << e.what() << "\n";
+    return kExitInputError;
+  } catch (const DebugInfoError& e) {
     std::cerr << "btaudit: " << e.what() << "\n";
     return kExitInputError;
   }

@@ -355,6 +355,11 @@ void KernelDebugInfo::describe_source(std::uint64_t address, FrameDebugInfo& out
   free(scopes);
 }
 
+Dwarf* KernelDebugInfo::kernel_dwarf() {
+  Dwarf_Addr bias = 0;
+  return dwfl_module_getdwarf(kernel_, &bias);
+}
+
 std::optional<std::string> KernelDebugInfo::release() {
   auto banner = function("linux_banner", "");
   if (!banner) return std::nullopt;

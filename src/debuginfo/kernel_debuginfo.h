@@ -17,6 +17,7 @@
 
 struct Dwfl;
 struct Dwfl_Module;
+struct Dwarf;
 
 namespace btaudit {
 
@@ -62,6 +63,9 @@ class KernelDebugInfo {
   std::size_t read_code(std::uint64_t address, std::span<std::uint8_t> out);
   // For a relocatable module: the symbol a relocation at `address` (the rel32 of a call) points to.
   std::optional<DebugSymbol> relocation_target(std::uint64_t address);
+  // vmlinux's DWARF (for type layouts); null when the file has none.
+  Dwarf* kernel_dwarf();
+
   // File:line:column and inlined callers of a code address.
   void describe_source(std::uint64_t address, FrameDebugInfo& out);
 

@@ -1,0 +1,160 @@
+#include "debuginfo/kernel_types.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+
+namespace btaudit {
+
+struct KernelTypes::Found {
+  Dwarf_Die die;
+};
+
+KernelTypes::KernelTypes(KernelDebugInfo& info) : info_(info) {}
+KernelTypes::~KernelTypes() = default;
+
+namespace {
+
+constexpr std::size_t kMaxCus = 100000;  // vmlinux has ~3000; a corrupt file cannot loop forever
+constexpr int kMaxChildren = 1000000;
+
+bool is_definition(Dwarf_Die* die) {
+  Dwarf_Attribute attr;
+  return dwarf_attr(die, DW_AT_declaration, &attr) == nullptr;
+}
+
+// Follows typedefs and qualifiers to the type that has a size.
+std::optional<Dwarf_Die> type_of(Dwarf_Die* die) {
+  Dwarf_Attribute attr;
+  Dwarf_Die t;
+  if (!dwarf_attr_integrate(die, DW_AT_type, &attr) || !dwarf_formref_die(&attr, &t)) return std::nullopt;
+  return t;
+}
+
+std::optional<std::uint64_t> size_of_type(Dwarf_Die t) {
+  Dwarf_Word size = 0;
+  if (dwarf_aggregate_size(&t, &size) == 0) return size;
+  return std::nullopt;
+}
+
+}  // namespace
+
+const KernelTypes::Found* KernelTypes::find(int tag_kind, const std::string& name) {
+  const std::string key = std::to_string(tag_kind) + ":" + name;
+  if (auto it = cache_.find(key); it != cache_.end()) return it->second.get();
+  cache_[key] = nullptr;
+  Dwarf* dwarf = info_.kernel_dwarf();
+  if (!dwarf) return nullptr;
+  Dwarf_Off off = 0;
+  Dwarf_Off next = 0;
+  std::size_t header = 0;
+  for (std::size_t n = 0; n < kMaxCus && dwarf_nextcu(dwarf, off, &next, &header, nullptr, nullptr, nullptr) == 0;
+       ++n, off = next) {
+    Dwarf_Die cu;
+    Dwarf_Die child;
+    if (!dwarf_offdie(dwarf, off + header, &cu) || dwarf_child(&cu, &child) != 0) continue;
+    int count = 0;
+    do {
+      const int tag = dwarf_tag(&child);
+      const bool wanted = tag_kind == 0 ? (tag == DW_TAG_structure_type || tag == DW_TAG_union_type)
+                                        : tag == DW_TAG_variable;
+      if (!wanted) continue;
+      const char* n2 = dwarf_diename(&child);
+      if (!n2 || name != n2) continue;
+      if (tag_kind == 0 && !is_definition(&child)) continue;
+      if (tag_kind == 1 && !type_of(&child)) continue;
+      auto found = std::make_unique<Found>();
+      found->die = child;
+      const Found* result = found.get();
+      cache_[key] = std::move(found);
+      return result;
+    } while (++count < kMaxChildren && dwarf_siblingof(&child, &child) == 0);
+  }
+  return nullptr;
+}
+
+std::optional<std::uint64_t> KernelTypes::type_size(const std::string& name) {
+  const Found* f = find(0, name);
+  if (!f) return std::nullopt;
+  Dwarf_Die die = f->die;
+  return size_of_type(die);
+}
+
+std::optional<MemberInfo> KernelTypes::member(const std::string& type, const std::string& member_path) {
+  const Found* f = find(0, type);
+  if (!f) return std::nullopt;
+  Dwarf_Die current = f->die;
+  MemberInfo result;
+  std::size_t start = 0;
+  for (int depth = 0; depth < 8; ++depth) {
+    const std::size_t dot = member_path.find('.', start);
+    const std::string part = member_path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    Dwarf_Die child;
+    if (dwarf_child(&current, &child) != 0) return std::nullopt;
+    bool matched = false;
+    int count = 0;
+    do {
+      if (dwarf_tag(&child) != DW_TAG_member) continue;
+      const char* n = dwarf_diename(&child);
+      // Anonymous struct/union members hold their fields one level down.
+      if (!n) {
+        auto t = type_of(&child);
+        if (!t) continue;
+        Dwarf_Die inner;
+        if (dwarf_child(&*t, &inner) != 0) continue;
+        int inner_count = 0;
+        do {
+          const char* in = dwarf_diename(&inner);
+          if (dwarf_tag(&inner) == DW_TAG_member && in && part == in) {
+            Dwarf_Word outer = 0, off = 0;
+            Dwarf_Attribute a;
+            dwarf_formudata(dwarf_attr(&child, DW_AT_data_member_location, &a), &outer);
+            dwarf_formudata(dwarf_attr(&inner, DW_AT_data_member_location, &a), &off);
+            result.offset += outer + off;
+            child = inner;
+            matched = true;
+            break;
+          }
+        } while (++inner_count < 10000 && dwarf_siblingof(&inner, &inner) == 0);
+        if (matched) break;
+        continue;
+      }
+      if (part != n) continue;
+      Dwarf_Word off = 0;
+      Dwarf_Attribute a;
+      dwarf_formudata(dwarf_attr(&child, DW_AT_data_member_location, &a), &off);
+      result.offset += off;
+      matched = true;
+      break;
+    } while (++count < 100000 && dwarf_siblingof(&child, &child) == 0);
+    if (!matched) return std::nullopt;
+    auto t = type_of(&child);
+    if (!t) return std::nullopt;
+    if (dot == std::string::npos) {
+      result.size = size_of_type(*t).value_or(0);
+      return result;
+    }
+    // Peel typedefs to the struct the next part lives in.
+    Dwarf_Die inner = *t;
+    for (int k = 0; k < 8 && (dwarf_tag(&inner) == DW_TAG_typedef || dwarf_tag(&inner) == DW_TAG_const_type ||
+                              dwarf_tag(&inner) == DW_TAG_volatile_type);
+         ++k) {
+      auto u = type_of(&inner);
+      if (!u) return std::nullopt;
+      inner = *u;
+    }
+    current = inner;
+    start = dot + 1;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::uint64_t> KernelTypes::variable_size(const std::string& name) {
+  const Found* f = find(1, name);
+  if (!f) return std::nullopt;
+  Dwarf_Die die = f->die;
+  auto t = type_of(&die);
+  if (!t) return std::nullopt;
+  return size_of_type(*t);
+}
+
+}  // namespace btaudit

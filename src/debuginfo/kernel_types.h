@@ -1,0 +1,42 @@
+// Struct layouts and variable types from the kernel's DWARF, so that dump
+// analysis uses the kernel's own sizes and offsets (IRQ_STACK_SIZE from
+// struct irq_stack, THREAD_SIZE from union thread_union, task_struct.pid,
+// ...) rather than constants of one era.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <memory>
+#include <string>
+
+#include "debuginfo/kernel_debuginfo.h"
+
+namespace btaudit {
+
+struct MemberInfo {
+  std::uint64_t offset = 0;
+  std::uint64_t size = 0;
+};
+
+class KernelTypes {
+ public:
+  explicit KernelTypes(KernelDebugInfo& info);
+  ~KernelTypes();
+  KernelTypes(const KernelTypes&) = delete;
+  KernelTypes& operator=(const KernelTypes&) = delete;
+
+  // Size of "struct NAME" / "union NAME" (the first complete definition found).
+  std::optional<std::uint64_t> type_size(const std::string& name);
+  // Offset and size of a member, "task_struct", "pid"; nested names "thread.sp" are followed.
+  std::optional<MemberInfo> member(const std::string& type, const std::string& member);
+  // Size of a global variable's type (e.g. a per-CPU variable).
+  std::optional<std::uint64_t> variable_size(const std::string& name);
+
+ private:
+  struct Found;
+  const Found* find(int tag_kind, const std::string& name);
+  KernelDebugInfo& info_;
+  std::map<std::string, std::unique_ptr<Found>> cache_;
+};
+
+}  // namespace btaudit

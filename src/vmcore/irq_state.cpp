@@ -1,0 +1,87 @@
+#include "vmcore/irq_state.h"
+
+#include <algorithm>
+
+namespace btaudit {
+
+namespace {
+
+constexpr std::uint64_t kMaxCpus = 8192;
+
+std::string read_comm(MemorySource& m, std::uint64_t addr, std::uint64_t size) {
+  std::vector<std::uint8_t> buf(std::min<std::uint64_t>(size, 64));
+  const std::size_t n = m.read(addr, buf);
+  std::string s;
+  for (std::size_t i = 0; i < n && buf[i]; ++i) s.push_back(buf[i] >= 0x20 && buf[i] < 0x7f ? char(buf[i]) : '?');
+  return s;
+}
+
+}  // namespace
+
+std::vector<CpuIrqState> read_irq_state(MemorySource& m, const KernelLayout& l,
+                                        const std::vector<std::optional<std::uint64_t>>& sp_by_cpu,
+                                        const std::vector<std::string>& reg_source_by_cpu) {
+  std::uint64_t ncpus = sp_by_cpu.size();
+  if (l.nr_cpu_ids) {
+    if (auto n = m.read_u32(l.nr_cpu_ids); n && *n > 0 && *n <= kMaxCpus) ncpus = std::max<std::uint64_t>(ncpus, *n);
+  }
+  std::vector<CpuIrqState> out;
+  for (std::uint64_t cpu = 0; cpu < ncpus && cpu < kMaxCpus; ++cpu) {
+    CpuIrqState s;
+    s.cpu = static_cast<int>(cpu);
+    s.sp = cpu < sp_by_cpu.size() ? sp_by_cpu[cpu] : std::nullopt;
+    s.registers_from = cpu < reg_source_by_cpu.size() ? reg_source_by_cpu[cpu] : "no register note for this CPU";
+    auto base = m.read_u64(l.per_cpu_offset_array + cpu * 8);
+    if (!base) {
+      s.problems.push_back("__per_cpu_offset[" + std::to_string(cpu) + "] is not in the dump");
+      out.push_back(std::move(s));
+      continue;
+    }
+    // Current task and its stack.
+    if (auto task = m.read_u64(*base + l.current_task_var)) {
+      s.task = *task;
+      if (auto pid = m.read_u32(*task + l.task_pid.offset)) s.pid = static_cast<int>(*pid);
+      s.comm = read_comm(m, *task + l.task_comm.offset, l.task_comm.size);
+      if (auto stack = m.read_u64(*task + l.task_stack.offset))
+        s.stacks.push_back({"task", "", *stack, *stack + l.thread_size});
+    } else {
+      s.problems.push_back("current task pointer not readable");
+    }
+    // IRQ stack.
+    if (auto ptr = m.read_u64(*base + l.irq_stack_ptr_var); ptr && *ptr) {
+      const std::uint64_t end = *ptr + l.irq_stack_top_adjust;
+      StackRange irq{"irq", "", end - l.irq_stack_size, end};
+      s.irq_stack = irq;
+      s.stacks.push_back(irq);
+      s.backlink = m.read_u64(end - 8);
+    } else {
+      s.problems.push_back("IRQ stack pointer not set (CPU never brought up?)");
+    }
+    if (l.inuse_var) {
+      std::uint8_t b = 0;
+      if (m.read(*base + *l.inuse_var, std::span(&b, 1)) == 1) s.in_use = b != 0;
+    }
+    if (l.irq_count_var) {
+      if (auto c = m.read_u32(*base + *l.irq_count_var)) s.irq_count = static_cast<std::int32_t>(*c);
+    }
+    // Exception stacks.
+    if (l.cea_exception_stacks_var) {
+      if (auto cea = m.read_u64(*base + *l.cea_exception_stacks_var); cea && *cea) {
+        for (const ExceptionStackLayout& e : l.exception_stacks)
+          s.stacks.push_back({"exception", e.name, *cea + e.offset, *cea + e.offset + e.size});
+      }
+    }
+    if (s.sp) {
+      for (const StackRange& r : s.stacks) {
+        if (r.contains(*s.sp)) {
+          s.sp_stack = r.kind == "exception" ? r.name : r.kind;
+          break;
+        }
+      }
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace btaudit

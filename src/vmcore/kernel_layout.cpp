@@ -1,0 +1,110 @@
+#include "vmcore/kernel_layout.h"
+
+#include "debuginfo/debuginfo_error.h"
+
+namespace btaudit {
+
+namespace {
+
+std::optional<std::uint64_t> symbol(KernelDebugInfo& info, const std::string& name) {
+  auto s = info.function(name, "");
+  if (!s) return std::nullopt;
+  return s->address;
+}
+
+}  // namespace
+
+KernelLayout detect_layout(KernelDebugInfo& info, KernelTypes& types, std::int64_t kaslr) {
+  KernelLayout l;
+  l.kaslr = kaslr;
+  auto pco = symbol(info, "__per_cpu_offset");
+  if (!pco) throw DebugInfoError(info.vmlinux_path() + ": no __per_cpu_offset symbol (not an SMP x86-64 kernel?)");
+  l.per_cpu_offset_array = *pco + static_cast<std::uint64_t>(kaslr);
+  if (auto n = symbol(info, "nr_cpu_ids")) l.nr_cpu_ids = *n + static_cast<std::uint64_t>(kaslr);
+
+  auto pcpu_hot = symbol(info, "pcpu_hot");
+  auto hardirq_ptr = symbol(info, "hardirq_stack_ptr");
+  auto inuse = symbol(info, "hardirq_stack_inuse");
+  auto irq_stack_ptr = symbol(info, "irq_stack_ptr");
+  auto irq_count = symbol(info, "irq_count");
+  if (pcpu_hot) {
+    l.era = IrqEra::PcpuHot;
+    l.era_name = "pcpu_hot.hardirq_stack_ptr + pcpu_hot.hardirq_stack_inuse (6.2-6.14)";
+    auto ptr = types.member("pcpu_hot", "hardirq_stack_ptr");
+    auto use = types.member("pcpu_hot", "hardirq_stack_inuse");
+    auto cur = types.member("pcpu_hot", "current_task");
+    if (!ptr || !cur) throw DebugInfoError(info.vmlinux_path() + ": struct pcpu_hot has no hardirq_stack_ptr/current_task");
+    l.irq_stack_ptr_var = *pcpu_hot + ptr->offset;
+    if (use) l.inuse_var = *pcpu_hot + use->offset;
+    l.current_task_var = *pcpu_hot + cur->offset;
+    l.irq_stack_top_adjust = 8;
+  } else if (hardirq_ptr && inuse) {
+    l.era = symbol(info, "__per_cpu_hot_start") ? IrqEra::PerCpuHot : IrqEra::HardirqPtrInuse;
+    l.era_name = l.era == IrqEra::PerCpuHot ? "cache-hot hardirq_stack_ptr + hardirq_stack_inuse (6.15+)"
+                                            : "hardirq_stack_ptr + hardirq_stack_inuse (5.12-6.1)";
+    l.irq_stack_ptr_var = *hardirq_ptr;
+    l.inuse_var = *inuse;
+    l.irq_stack_top_adjust = 8;  // 951c2a51ae75: the pointer is the top minus one word
+  } else if (hardirq_ptr) {
+    l.era = IrqEra::HardirqPtrIrqCount;
+    l.era_name = "hardirq_stack_ptr + irq_count (5.2-5.11)";
+    l.irq_stack_ptr_var = *hardirq_ptr;
+    l.irq_count_var = irq_count;
+  } else if (irq_stack_ptr) {
+    l.era = IrqEra::IrqStackPtr;
+    l.era_name = "irq_stack_ptr + irq_count (2.6.30-5.1)";
+    l.irq_stack_ptr_var = *irq_stack_ptr;
+    l.irq_count_var = irq_count;
+  } else {
+    throw DebugInfoError(info.vmlinux_path() + ": no per-CPU IRQ stack pointer (pcpu_hot, hardirq_stack_ptr, irq_stack_ptr)");
+  }
+  if (l.era != IrqEra::PcpuHot) {
+    auto cur = symbol(info, "current_task");
+    if (!cur) throw DebugInfoError(info.vmlinux_path() + ": no current_task per-CPU variable");
+    l.current_task_var = *cur;
+  }
+  if (!l.inuse_var && !l.irq_count_var) l.fallbacks.push_back("no irq_count/hardirq_stack_inuse: in-use state not reported");
+
+  if (auto s = types.type_size("irq_stack")) {
+    l.irq_stack_size = *s;
+  } else if (auto u = types.member("irq_stack_union", "irq_stack")) {
+    l.irq_stack_size = u->size;
+  }
+  if (auto t = types.type_size("thread_union")) l.thread_size = *t;
+  if (l.thread_size == 0) {
+    // init_stack is the boot task's stack: exactly THREAD_SIZE bytes.
+    if (auto s = info.function("init_stack", ""); s && s->size) l.thread_size = s->size;
+  }
+  if (l.thread_size == 0) {
+    l.thread_size = 16384;
+    l.fallbacks.push_back("no union thread_union in DWARF: THREAD_SIZE taken as 16 KiB");
+  }
+  if (l.irq_stack_size == 0) {
+    l.irq_stack_size = l.thread_size;
+    l.fallbacks.push_back("no struct irq_stack in DWARF: IRQ stack size taken as THREAD_SIZE");
+  }
+  auto pid = types.member("task_struct", "pid");
+  auto comm = types.member("task_struct", "comm");
+  auto stack = types.member("task_struct", "stack");
+  if (!pid || !comm || !stack) throw DebugInfoError(info.vmlinux_path() + ": task_struct.pid/comm/stack missing from DWARF");
+  l.task_pid = *pid;
+  l.task_comm = *comm;
+  l.task_stack = *stack;
+
+  // Exception (IST) stacks, 5.2+: a per-CPU pointer to struct cea_exception_stacks.
+  if (auto cea = symbol(info, "cea_exception_stacks")) {
+    l.cea_exception_stacks_var = *cea;
+    const std::pair<const char*, const char*> names[] = {{"DF_stack", "#DF"}, {"NMI_stack", "NMI"}, {"DB_stack", "#DB"},
+                                                         {"MCE_stack", "#MC"}, {"VC_stack", "#VC"}, {"VC2_stack", "#VC2"},
+                                                         {"DB1_stack", "#DB1"}, {"DB2_stack", "#DB2"}};
+    for (auto [member, name] : names)
+      if (auto m = types.member("cea_exception_stacks", member); m && m->size)
+        l.exception_stacks.push_back({name, m->offset, m->size});
+    if (l.exception_stacks.empty()) l.fallbacks.push_back("struct cea_exception_stacks not in DWARF: exception stacks unknown");
+  } else {
+    l.fallbacks.push_back("no cea_exception_stacks (kernel before 5.2): exception stacks not located yet");
+  }
+  return l;
+}
+
+}  // namespace btaudit
