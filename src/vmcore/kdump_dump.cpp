@@ -1,5 +1,7 @@
 #include "vmcore/kdump_dump.h"
 
+#include "vmcore/diskdump_notes.h"
+
 #include <fcntl.h>
 #include <libkdumpfile/kdumpfile.h>
 #include <unistd.h>
@@ -96,6 +98,12 @@ int KdumpDump::cpu_count() const {
 std::vector<CpuRegisters> KdumpDump::cpu_registers() const {
   std::vector<CpuRegisters> out;
   const int n = cpu_count();
+  if (n == 0 && format() == "diskdump") {
+    // QEMU's kdump-compressed files: the notes are in the sub-header, in vCPU order.
+    int cpu = 0;
+    for (auto& note : read_diskdump_prstatus(path_)) out.push_back(CpuRegisters{cpu++, std::move(note.regs)});
+    return out;
+  }
   for (int cpu = 0; cpu < n; ++cpu) {
     CpuRegisters r;
     r.cpu = cpu;

@@ -7,7 +7,7 @@ Prints: frames printed without '?' called stale (must be 0), reliable frames
 flagged as corruption evidence, and the share of '?' frames proven stale
 (no call before the return address), likely stale and plausible.
 """
-import argparse, collections, json, subprocess, sys
+import argparse, os, collections, json, subprocess, sys
 
 ap = argparse.ArgumentParser()
 ap.add_argument('btaudit')
@@ -15,6 +15,9 @@ ap.add_argument('vmlinux')
 ap.add_argument('logs', nargs='+')
 ap.add_argument('--modules')
 a = ap.parse_args()
+if not os.path.exists(a.vmlinux):
+    print(f'{a.vmlinux} is absent: skipped (../shared/lab/make-lab.sh install brings it)')
+    sys.exit(77)
 reasons = collections.Counter()
 false_stale = flagged = q = 0
 flagged_frames = []
