@@ -2,7 +2,10 @@
 // (The per-CPU IRQ-stack state and the cross-stack walker are not built yet.)
 #include <boost/program_options.hpp>
 #include <cstdio>
+#include <cctype>
 #include <iostream>
+#include <map>
+#include <memory>
 
 #include "analysis/analyze_report.h"
 #include "cli/commands.h"
@@ -13,6 +16,7 @@
 #include "debuginfo/kernel_debuginfo.h"
 #include "debuginfo/kernel_types.h"
 #include "render/json_writer.h"
+#include "vmcore/cpu_walk.h"
 #include "vmcore/irq_state.h"
 #include "vmcore/kdump_dump.h"
 #include "vmcore/kernel_layout.h"
@@ -44,6 +48,92 @@ std::string hex(std::uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
   return buf;
+}
+
+struct DumpContext {
+  std::string vmlinux;
+  std::unique_ptr<KernelDebugInfo> info;
+  std::unique_ptr<KernelTypes> types;
+  KernelLayout layout;
+  std::vector<std::map<std::string, std::uint64_t>> regs;
+  std::vector<std::string> sources;
+};
+
+DumpContext load_context(KdumpDump& dump, const std::string& vmlinux_arg) {
+  DumpContext c;
+  c.vmlinux = vmlinux_arg;
+  if (c.vmlinux.empty() || c.vmlinux == "auto") {
+    auto release = dump.vmcoreinfo("OSRELEASE");
+    if (!release) throw DumpError(dump.path() + ": VMCOREINFO names no release; give --vmlinux");
+    c.vmlinux = "/usr/lib/debug/boot/vmlinux-" + *release;
+  }
+  c.info = KernelDebugInfo::open(c.vmlinux, DebugInfoOptions{});
+  if (auto rel = c.info->release(); rel && dump.vmcoreinfo("OSRELEASE") && *rel != *dump.vmcoreinfo("OSRELEASE"))
+    throw DumpError(dump.path() + ": the dump is release " + *dump.vmcoreinfo("OSRELEASE") + " but " + c.vmlinux +
+                    " is " + *rel + " (wrong vmlinux)");
+  c.types = std::make_unique<KernelTypes>(*c.info);
+  const std::int64_t kaslr = static_cast<std::int64_t>(dump.vmcoreinfo_number("KERNELOFFSET", 16).value_or(0));
+  c.layout = detect_layout(*c.info, *c.types, kaslr);
+  for (const CpuRegisters& r : dump.cpu_registers()) {
+    if (static_cast<std::size_t>(r.cpu) >= c.regs.size()) {
+      c.regs.resize(r.cpu + 1);
+      c.sources.resize(r.cpu + 1, "no register note for this CPU");
+    }
+    c.regs[r.cpu] = r.regs;
+    c.sources[r.cpu] = "NT_PRSTATUS note";
+  }
+  return c;
+}
+
+std::string describe_frame(const SymbolizedFrame& f) {
+  std::string s;
+  if (f.function) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "+0x%llx/0x%llx", static_cast<unsigned long long>(f.offset),
+                  static_cast<unsigned long long>(f.size));
+    s = *f.function + buf;
+  } else {
+    s = "0x" + hex(f.frame.address);
+  }
+  if (f.module) s += " [" + *f.module + "]";
+  return s;
+}
+
+int print_bt(KdumpDump& dump, const std::string& vmlinux_arg, int only_cpu) {
+  DumpContext c = load_context(dump, vmlinux_arg);
+  const DumpWalk walk = walk_dump(dump, *c.info, *c.types, c.layout, c.regs, c.sources);
+  std::cout << "dump:    " << dump.path() << "\nvmlinux: " << c.vmlinux << "\nORC:     v" << walk.orc_version << ", "
+            << walk.orc_entries << " entries (vmlinux and " << walk.modules.size() << " modules)\n";
+  for (const auto& p : walk.problems) std::cout << "note:    " << p << "\n";
+  for (const CpuWalk& cw : walk.cpus) {
+    if (only_cpu >= 0 && cw.state.cpu != only_cpu) continue;
+    std::cout << "\nCPU " << cw.state.cpu << ": " << cw.state.comm.value_or("?") << " (pid "
+              << (cw.state.pid ? std::to_string(*cw.state.pid) : std::string("?")) << "), SP on " << cw.state.sp_stack
+              << ", registers from " << cw.state.registers_from << "\n";
+    std::string current;
+    std::size_t transition = 0;
+    for (const SymbolizedFrame& f : cw.frames) {
+      const std::string stack = f.frame.stack.empty() ? std::string() : (f.frame.stack == "exception" ? f.frame.stack_name : f.frame.stack);
+      if (!stack.empty() && stack != current) {
+        if (!current.empty() && transition < cw.transitions.size()) {
+          const WalkTransition& t = cw.transitions[transition++];
+          std::cout << "  --- " << t.from << " -> " << t.to << ": backlink " << hex(t.value) << " read at " << hex(t.slot)
+                    << " ---\n";
+        }
+        std::string upper = stack;
+        for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+        std::cout << "  <" << upper << ">\n";
+        current = stack;
+      }
+      if (f.frame.from_regs) {
+        std::cout << "  RIP: " << describe_frame(f) << (f.frame.slot ? "  (pt_regs at " + hex(f.frame.slot - 128) + ")" : std::string("  (CPU registers)")) << "\n";
+        continue;
+      }
+      std::cout << "  " << hex(f.frame.slot) << "  " << (f.frame.reliable ? "  " : "? ") << describe_frame(f) << "\n";
+    }
+    for (const auto& p : cw.problems) std::cout << "  problem: " << p << "\n";
+  }
+  return kExitOk;
 }
 
 int print_irq_state(KdumpDump& dump, const std::string& vmlinux_arg, const std::string& format) {
@@ -150,10 +240,12 @@ int run_vmcore(const std::vector<std::string>& args) {
   std::string format = "text";
   std::vector<std::string> positional;
   std::string vmlinux;
+  int cpu = -1;
   po::options_description opts("btaudit vmcore [options] DUMP [info|log|irqstate|analyze]");
   opts.add_options()("help,h", "show this help")("format,f", po::value(&format)->default_value("text"),
                                                  "output format of 'analyze' and 'irqstate': text or json")(
-      "vmlinux", po::value(&vmlinux), "kernel image with DWARF (irqstate); default: by the dump's release under /usr/lib/debug");
+      "vmlinux", po::value(&vmlinux), "kernel image with DWARF (irqstate, bt); default: by the dump's release under /usr/lib/debug")(
+      "cpu,c", po::value(&cpu)->default_value(-1), "bt: only this CPU");
   po::options_description hidden;
   hidden.add_options()("positional", po::value(&positional));
   po::options_description all;
@@ -171,6 +263,7 @@ int run_vmcore(const std::vector<std::string>& args) {
   if (vm.count("help")) {
     std::cout << opts
               << "\n  info     the dump's format, release, KASLR offset and each CPU's registers\n"
+                 "  bt       every CPU's stacks walked like the kernel prints them: ORC, '?' marks, backlinks\n"
                  "  irqstate each CPU's task, IRQ stack, backlink word, in-use state and the stack its SP is on\n"
                  "  log      the kernel log kept in the dump (printk ring buffer, 5.10+)\n"
                  "  analyze  (default) the reports in that log, analyzed as 'btaudit analyze' does\n";
@@ -181,7 +274,7 @@ int run_vmcore(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   const std::string action = positional.size() == 2 ? positional[1] : "analyze";
-  if (action != "info" && action != "log" && action != "analyze" && action != "irqstate") {
+  if (action != "info" && action != "log" && action != "analyze" && action != "irqstate" && action != "bt") {
     std::cerr << "btaudit vmcore: unknown action '" << action << "' (info, log, irqstate or analyze)\n";
     return kExitUsage;
   }
@@ -193,6 +286,7 @@ int run_vmcore(const std::vector<std::string>& args) {
       return kExitOk;
     }
     if (action == "irqstate") return print_irq_state(*dump, vmlinux, format);
+    if (action == "bt") return print_bt(*dump, vmlinux, cpu);
     const PrintkLog log = read_printk_log(*dump);
     for (const std::string& p : log.problems) std::cerr << "btaudit: warning: " << dump->path() << ": " << p << "\n";
     const std::string text = format_log(log);

@@ -1,0 +1,45 @@
+// ORC unwind tables (.orc_unwind_ip / .orc_unwind), read from kernel memory so
+// vmlinux and module tables are handled alike. Format versions (drgn's numbering,
+// ../shared/docs/kernel-facts.md section 7):
+//   v1 4.14-6.2  sp_reg:4 bp_reg:4 type:2 end:1         CALL 0, REGS 1, REGS_PARTIAL 2
+//   v2 6.3       sp_reg:4 bp_reg:4 type:2 signal:1 end:1
+//   v3 6.4+      sp_reg:4 bp_reg:4 type:3 signal:1       UNDEFINED 0, END_OF_STACK 1, CALL 2, REGS 3, REGS_PARTIAL 4
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "memory/memory_source.h"
+
+namespace btaudit {
+
+enum class OrcReg { Undefined, PrevSp, Dx, Di, Bp, Sp, R10, R13, BpIndirect, SpIndirect, Other };
+enum class OrcType { Undefined, EndOfStack, Call, Regs, RegsPartial };
+
+struct OrcEntry {
+  std::int16_t sp_offset = 0;
+  std::int16_t bp_offset = 0;
+  OrcReg sp_reg = OrcReg::Undefined;
+  OrcReg bp_reg = OrcReg::Undefined;
+  OrcType type = OrcType::Undefined;
+  bool signal = false;
+  bool end = false;
+};
+
+class OrcTable {
+ public:
+  // Adds `count` entries whose ip table starts at `ip_table` and entry table at `entries`.
+  // Returns false (table unchanged) when memory cannot be read.
+  bool add(MemorySource& m, std::uint64_t ip_table, std::uint64_t entries, std::uint64_t count, int version);
+  void finish();  // sorts by ip; call after the last add
+  std::optional<OrcEntry> find(std::uint64_t ip) const;
+  std::size_t size() const { return ips_.size(); }
+
+ private:
+  std::vector<std::uint64_t> ips_;
+  std::vector<OrcEntry> entries_;
+};
+
+OrcEntry decode_orc_entry(const std::uint8_t* six_bytes, int version);
+
+}  // namespace btaudit

@@ -1,0 +1,115 @@
+#include "vmcore/cpu_walk.h"
+
+#include <algorithm>
+
+namespace btaudit {
+
+namespace {
+
+std::optional<std::uint64_t> runtime_symbol(KernelDebugInfo& info, const std::string& name, std::int64_t kaslr) {
+  auto s = info.function(name, "");
+  if (!s) return std::nullopt;
+  return s->address + static_cast<std::uint64_t>(kaslr);
+}
+
+int orc_version_of(KernelTypes& types) {
+  const bool has_signal = types.member("orc_entry", "signal").has_value();
+  const bool has_end = types.member("orc_entry", "end").has_value();
+  if (has_signal && !has_end) return 3;
+  if (has_signal) return 2;
+  return 1;
+}
+
+}  // namespace
+
+DumpWalk walk_dump(MemorySource& m, KernelDebugInfo& info, KernelTypes& types, const KernelLayout& layout,
+                   const std::vector<std::map<std::string, std::uint64_t>>& regs_by_cpu,
+                   const std::vector<std::string>& reg_source_by_cpu) {
+  DumpWalk out;
+  const std::int64_t kaslr = layout.kaslr;
+  // Modules: text ranges, symbols, ORC.
+  if (auto head = runtime_symbol(info, "modules", kaslr)) out.modules = read_modules(m, types, *head, out.problems);
+  // ORC: vmlinux's sorted tables in memory, then each module's.
+  OrcTable orc;
+  out.orc_version = orc_version_of(types);
+  auto ip_start = runtime_symbol(info, "__start_orc_unwind_ip", kaslr);
+  auto ip_stop = runtime_symbol(info, "__stop_orc_unwind_ip", kaslr);
+  auto orc_start = runtime_symbol(info, "__start_orc_unwind", kaslr);
+  if (ip_start && ip_stop && orc_start && *ip_stop > *ip_start) {
+    if (!orc.add(m, *ip_start, *orc_start, (*ip_stop - *ip_start) / 4, out.orc_version))
+      out.problems.push_back("vmlinux's ORC tables are not in the dump: frame-pointer fallback only");
+  } else {
+    out.problems.push_back("no ORC symbols in vmlinux (frame-pointer kernel?): not walked with ORC");
+  }
+  for (const LoadedModule& mod : out.modules)
+    if (mod.num_orcs && mod.orc_ip && mod.orc_entries)
+      if (!orc.add(m, mod.orc_ip, mod.orc_entries, mod.num_orcs, out.orc_version))
+        out.problems.push_back("module " + mod.name + ": ORC tables not in the dump");
+  orc.finish();
+  out.orc_entries = orc.size();
+
+  auto stext = runtime_symbol(info, "_stext", kaslr);
+  auto etext = runtime_symbol(info, "_etext", kaslr);
+  auto is_text = [&](std::uint64_t a) {
+    if (stext && etext && a >= *stext && a < *etext) return true;
+    for (const LoadedModule& mod : out.modules)
+      if (a >= mod.text_begin && a < mod.text_end) return true;
+    return false;
+  };
+  auto symbolize = [&](const WalkFrame& f) {
+    SymbolizedFrame s{f, std::nullopt, 0, 0, std::nullopt};
+    if (stext && etext && f.address >= *stext && f.address < *etext) {
+      // %pB: a return address names the function holding the byte before it.
+      const std::uint64_t link = f.address - static_cast<std::uint64_t>(kaslr);
+      auto sym = info.symbol_at(f.from_regs ? link : link - 1);
+      if (sym) {
+        s.function = sym->name;
+        s.offset = link - sym->address;
+        s.size = sym->size;
+      }
+      return s;
+    }
+    for (const LoadedModule& mod : out.modules) {
+      if (f.address < mod.text_begin || f.address >= mod.text_end) continue;
+      s.module = mod.name;
+      const std::uint64_t look = f.from_regs ? f.address : f.address - 1;
+      auto it = std::upper_bound(mod.symbols.begin(), mod.symbols.end(), look,
+                                 [](std::uint64_t a, const ModuleSymbol& sym) { return a < sym.address; });
+      if (it != mod.symbols.begin()) {
+        --it;
+        s.function = it->name;
+        s.offset = f.address - it->address;
+        s.size = it->size;
+      }
+      return s;
+    }
+    return s;
+  };
+
+  std::vector<std::optional<std::uint64_t>> sps;
+  for (const auto& r : regs_by_cpu) {
+    auto it = r.find("rsp");
+    sps.push_back(it == r.end() ? std::nullopt : std::optional<std::uint64_t>(it->second));
+  }
+  for (CpuIrqState& state : read_irq_state(m, layout, sps, reg_source_by_cpu)) {
+    CpuWalk cw;
+    WalkInput in;
+    if (static_cast<std::size_t>(state.cpu) < regs_by_cpu.size()) in.regs = regs_by_cpu[state.cpu];
+    for (const StackRange& r : state.stacks) in.stacks.push_back({r.kind, r.name, r.begin, r.end});
+    in.orc = &orc;
+    in.is_kernel_text = is_text;
+    if (in.regs.empty()) {
+      cw.problems.push_back("no registers for this CPU: not walked");
+    } else {
+      WalkResult w = walk_stacks(m, in);
+      for (const WalkFrame& f : w.frames) cw.frames.push_back(symbolize(f));
+      cw.transitions = std::move(w.transitions);
+      for (auto& p : w.problems) cw.problems.push_back(std::move(p));
+    }
+    cw.state = std::move(state);
+    out.cpus.push_back(std::move(cw));
+  }
+  return out;
+}
+
+}  // namespace btaudit
