@@ -8,6 +8,8 @@
 #include <memory>
 
 #include "analysis/analyze_report.h"
+#include "analysis/crosscheck.h"
+#include "btaudit_version.h"
 #include "cli/commands.h"
 #include "render/report_json.h"
 #include "render/report_text.h"
@@ -296,8 +298,61 @@ int run_vmcore(const std::vector<std::string>& args) {
     }
     std::vector<Report> reports = parse_log(text, dump->path() + " (log)");
     for (Report& r : reports) analyze_report(r);
+    // With debuginfo at hand, each report is checked against its CPU's walk.
+    std::vector<Crosscheck> checks;
+    std::string walk_note;
+    try {
+      DumpContext c = load_context(*dump, vmlinux);
+      const DumpWalk walk = walk_dump(*dump, *c.info, *c.types, c.layout, c.regs, c.sources);
+      // Only a report that ended its CPU's run (a panic, or what panicked) can
+      // still be on that CPU's stack; other CPUs went on after printing.
+      std::map<int, std::size_t> last_by_cpu;
+      for (std::size_t i = 0; i < reports.size(); ++i)
+        if (reports[i].cpu && !reports[i].frames.empty() &&
+            (reports[i].panicked || reports[i].kind == ReportKind::Panic))
+          last_by_cpu[*reports[i].cpu] = i;
+      for (auto [cpu_id, index] : last_by_cpu)
+        for (const CpuWalk& cw : walk.cpus)
+          if (cw.state.cpu == cpu_id) checks.push_back(crosscheck(reports[index], index, cw));
+    } catch (const DebugInfoError& e) {
+      walk_note = std::string("no cross-check: ") + e.what();
+    } catch (const DumpError& e) {
+      walk_note = std::string("no cross-check: ") + e.what();
+    }
     if (format == "json") {
-      const std::string out = render_json(reports);
+      std::string out;
+      JsonWriter w(out);
+      w.begin_object();
+      w.field("btaudit", std::string_view(kBtauditVersion));
+      w.key("reports");
+      w.begin_array();
+      for (const Report& r : reports) write_report_json(w, r);
+      w.end_array();
+      w.key("crosscheck");
+      w.begin_array();
+      for (const Crosscheck& c : checks) {
+        w.begin_object();
+        w.field("report", static_cast<std::uint64_t>(c.report));
+        w.field("cpu", c.cpu);
+        w.field("scope", c.scope);
+        w.field("printed_frames", static_cast<std::uint64_t>(c.printed_frames));
+        w.field("matched_frames", static_cast<std::uint64_t>(c.matched_frames));
+        w.key("mismatches");
+        w.begin_array();
+        for (const CrosscheckMismatch& m : c.mismatches) {
+          w.begin_object();
+          w.field("frame", m.frame);
+          w.field("index", static_cast<std::uint64_t>(m.printed_index));
+          w.field("problem", m.problem);
+          w.end_object();
+        }
+        w.end_array();
+        w.end_object();
+      }
+      w.end_array();
+      if (!walk_note.empty()) w.field("crosscheck_note", walk_note);
+      w.end_object();
+      out.push_back('\n');
       std::fwrite(out.data(), 1, out.size(), stdout);
     } else {
       if (reports.empty()) std::cout << "no kernel report in the dump's log\n";
@@ -305,6 +360,13 @@ int run_vmcore(const std::vector<std::string>& args) {
       for (const Report& r : reports) {
         const std::string out = render_text(r, TextStyle{});
         std::fwrite(out.data(), 1, out.size(), stdout);
+      }
+      if (!walk_note.empty()) std::cout << walk_note << "\n";
+      for (const Crosscheck& c : checks) {
+        std::cout << "cross-check of report " << c.report + 1 << " with CPU " << c.cpu << "'s stacks at dump time: "
+                  << c.matched_frames << "/" << c.printed_frames << " printed frames found in order with the same '?' mark and stack ("
+                  << c.scope << ")\n";
+        for (const CrosscheckMismatch& m : c.mismatches) std::cout << "  " << m.frame << ": " << m.problem << "\n";
       }
     }
     return kExitOk;

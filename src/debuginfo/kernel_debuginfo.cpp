@@ -221,6 +221,39 @@ std::optional<DebugSymbol> KernelDebugInfo::symbol_at(std::uint64_t address) {
   return s;
 }
 
+std::optional<DebugSymbol> KernelDebugInfo::kallsyms_at(std::uint64_t address) {
+  if (text_symbols_.empty()) {
+    const int n = dwfl_module_getsymtab(kernel_);
+    for (int i = 1; i < n; ++i) {
+      GElf_Sym sym;
+      GElf_Addr addr = 0;
+      GElf_Word shndx = 0;
+      Elf* elf = nullptr;
+      Dwarf_Addr bias = 0;
+      const char* name = dwfl_module_getsym_info(kernel_, i, &sym, &addr, &shndx, &elf, &bias);
+      if (!name || !*name || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE) continue;
+      const int type = GELF_ST_TYPE(sym.st_info);
+      if (type != STT_FUNC && type != STT_NOTYPE) continue;
+      GElf_Shdr sh;
+      Elf_Scn* scn = elf ? elf_getscn(elf, shndx) : nullptr;
+      if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR)) continue;
+      if (name[0] == '.' || (name[0] == '_' && name[1] == '_' && std::strncmp(name, "__pfx_", 6) == 0)) continue;
+      text_symbols_.emplace_back(addr, std::string_view(name));
+    }
+    std::sort(text_symbols_.begin(), text_symbols_.end());
+  }
+  auto it = std::upper_bound(text_symbols_.begin(), text_symbols_.end(), address,
+                             [](std::uint64_t a, const auto& e) { return a < e.first; });
+  if (it == text_symbols_.begin()) return std::nullopt;
+  auto cur = std::prev(it);
+  // Several names at one address: kallsyms shows the first in its table; prefer a global-looking one.
+  DebugSymbol s;
+  s.name = std::string(cur->second);
+  s.address = cur->first;
+  s.size = it == text_symbols_.end() ? 0 : it->first - cur->first;
+  return s;
+}
+
 std::size_t KernelDebugInfo::read_code(std::uint64_t address, std::span<std::uint8_t> out) {
   Dwfl_Module* mod = module_at(address);
   if (!mod) return 0;

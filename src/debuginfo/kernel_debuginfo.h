@@ -57,6 +57,9 @@ class KernelDebugInfo {
   // static functions of one name, the one whose size equals size_hint wins.
   std::optional<DebugSymbol> function(std::string_view name, std::string_view module,
                                       std::optional<std::uint64_t> size_hint = std::nullopt);
+  // kallsyms' answer for a vmlinux text address: the nearest text symbol at or
+  // below it, sized to the next symbol, as %pS/%pB print them.
+  std::optional<DebugSymbol> kallsyms_at(std::uint64_t address);
   // The symbol covering an address (any loaded module).
   std::optional<DebugSymbol> symbol_at(std::uint64_t address);
   // Copies code bytes at [address, address + out.size()) from the file; returns how many were available.
@@ -90,6 +93,7 @@ class KernelDebugInfo {
   std::map<std::string, bool, std::less<>> module_tried_;
   std::map<Dwfl_Module*, std::unique_ptr<SymbolTable>> tables_;
   std::vector<std::string> warnings_;
+  std::vector<std::pair<std::uint64_t, std::string_view>> text_symbols_;  // sorted, built on first use
 };
 
 }  // namespace btaudit

@@ -62,41 +62,52 @@ OrcEntry decode_orc_entry(const std::uint8_t* p, int version) {
   return e;
 }
 
-bool OrcTable::add(MemorySource& m, std::uint64_t ip_table, std::uint64_t entries, std::uint64_t count, int version) {
+bool OrcTable::add(MemorySource& m, std::uint64_t ip_table, std::uint64_t entries, std::uint64_t count, int version,
+                   std::uint64_t begin, std::uint64_t end) {
   if (count == 0 || count > kMaxEntries) return false;
   std::vector<std::uint8_t> ipb(count * 4), eb(count * 6);
   if (!m.read_exact(ip_table, ipb) || !m.read_exact(entries, eb)) return false;
-  ips_.reserve(ips_.size() + count);
-  entries_.reserve(entries_.size() + count);
+  Part p;
+  p.begin = begin;
+  p.end = end;
+  std::vector<std::pair<std::uint64_t, std::size_t>> order;
+  order.reserve(count);
   for (std::uint64_t i = 0; i < count; ++i) {
     std::int32_t rel = 0;
     std::memcpy(&rel, ipb.data() + i * 4, 4);
-    ips_.push_back(ip_table + i * 4 + static_cast<std::uint64_t>(static_cast<std::int64_t>(rel)));
-    entries_.push_back(decode_orc_entry(eb.data() + i * 6, version));
+    order.emplace_back(ip_table + i * 4 + static_cast<std::uint64_t>(static_cast<std::int64_t>(rel)), i);
   }
+  // The kernel sorts at boot or load; a stable sort keeps its order among equal ips
+  // (a real entry after a terminator at the same ip).
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  p.ips.reserve(count);
+  p.entries.reserve(count);
+  for (const auto& [ip, i] : order) {
+    p.ips.push_back(ip);
+    p.entries.push_back(decode_orc_entry(eb.data() + i * 6, version));
+  }
+  // Narrow ranges first, so a module's range wins over vmlinux's catch-all.
+  auto pos = std::find_if(parts_.begin(), parts_.end(),
+                          [&](const Part& q) { return (q.end - q.begin) > (p.end - p.begin); });
+  parts_.insert(pos, std::move(p));
   return true;
 }
 
-void OrcTable::finish() {
-  std::vector<std::size_t> order(ips_.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ips_[a] < ips_[b]; });
-  std::vector<std::uint64_t> ips(ips_.size());
-  std::vector<OrcEntry> entries(entries_.size());
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    ips[i] = ips_[order[i]];
-    entries[i] = entries_[order[i]];
-  }
-  ips_ = std::move(ips);
-  entries_ = std::move(entries);
+std::size_t OrcTable::size() const {
+  std::size_t n = 0;
+  for (const Part& p : parts_) n += p.ips.size();
+  return n;
 }
 
 std::optional<OrcEntry> OrcTable::find(std::uint64_t ip) const {
-  // The rightmost entry at or below ip; among equal ips the last one (the
-  // kernel's "real entry wins over a terminator" sorting puts it last).
-  auto it = std::upper_bound(ips_.begin(), ips_.end(), ip);
-  if (it == ips_.begin()) return std::nullopt;
-  return entries_[static_cast<std::size_t>(it - ips_.begin()) - 1];
+  for (const Part& p : parts_) {
+    if (ip < p.begin || ip >= p.end) continue;
+    // The rightmost entry at or below ip.
+    auto it = std::upper_bound(p.ips.begin(), p.ips.end(), ip);
+    if (it == p.ips.begin()) return std::nullopt;
+    return p.entries[static_cast<std::size_t>(it - p.ips.begin()) - 1];
+  }
+  return std::nullopt;
 }
 
 }  // namespace btaudit

@@ -26,18 +26,25 @@ struct OrcEntry {
   bool end = false;
 };
 
+// One table per code owner, as the kernel keeps them: vmlinux's, and each
+// module's used only for that module's text. (A module's table can hold
+// entries for its freed init text, which another module may now occupy.)
 class OrcTable {
  public:
-  // Adds `count` entries whose ip table starts at `ip_table` and entry table at `entries`.
-  // Returns false (table unchanged) when memory cannot be read.
-  bool add(MemorySource& m, std::uint64_t ip_table, std::uint64_t entries, std::uint64_t count, int version);
-  void finish();  // sorts by ip; call after the last add
+  // Adds `count` entries whose ip table starts at `ip_table` and entry table at
+  // `entries`, answering for ips in [begin, end). Returns false when memory cannot be read.
+  bool add(MemorySource& m, std::uint64_t ip_table, std::uint64_t entries, std::uint64_t count, int version,
+           std::uint64_t begin = 0, std::uint64_t end = ~std::uint64_t{0});
   std::optional<OrcEntry> find(std::uint64_t ip) const;
-  std::size_t size() const { return ips_.size(); }
+  std::size_t size() const;
 
  private:
-  std::vector<std::uint64_t> ips_;
-  std::vector<OrcEntry> entries_;
+  struct Part {
+    std::uint64_t begin = 0, end = 0;
+    std::vector<std::uint64_t> ips;
+    std::vector<OrcEntry> entries;
+  };
+  std::vector<Part> parts_;  // modules first matched by range, vmlinux (the whole space) last
 };
 
 OrcEntry decode_orc_entry(const std::uint8_t* six_bytes, int version);

@@ -18,6 +18,8 @@ struct Regs {
   bool full = false;
 };
 
+constexpr std::uint64_t page_up(std::uint64_t a) { return (a + 4095) & ~std::uint64_t{4095}; }
+
 class Unwinder {
  public:
   Unwinder(MemorySource& m, const WalkInput& in, WalkResult& out) : m_(m), in_(in), out_(out) {
@@ -28,8 +30,13 @@ class Unwinder {
     regs_.full = true;
     signal_ = true;
     if (!stack_of(sp_)) {
-      done_ = true;
-      out_.problems.push_back("the stack pointer is on no known stack: nothing can be unwound");
+      // Overflowed into a guard page: the kernel tries the next page up (unwind_orc.c).
+      if (stack_of(page_up(sp_))) {
+        out_.problems.push_back("the stack pointer is in a guard page below a stack (stack overflow)");
+      } else {
+        done_ = true;
+        out_.problems.push_back("the stack pointer is on no known stack: nothing can be unwound");
+      }
     }
   }
 
@@ -218,6 +225,12 @@ class Unwinder {
 
 std::string label(const WalkStack& s) { return s.kind == "exception" ? s.name : s.kind; }
 
+const WalkStack* find_stack(const WalkInput& in, std::uint64_t a) {
+  for (const WalkStack& s : in.stacks)
+    if (a >= s.begin && a < s.end) return &s;
+  return nullptr;
+}
+
 }  // namespace
 
 WalkResult walk_stacks(MemorySource& m, const WalkInput& in) {
@@ -237,9 +250,12 @@ WalkResult walk_stacks(MemorySource& m, const WalkInput& in) {
   std::uint64_t stack = sp_it == in.regs.end() ? 0 : (sp_it->second & ~7ULL);
   std::set<std::string> visited;
   for (int hop = 0; stack && hop < 16; ++hop) {
-    const WalkStack* info = nullptr;
-    for (const WalkStack& s : in.stacks)
-      if (stack >= s.begin && stack < s.end) info = &s;
+    const WalkStack* info = find_stack(in, stack);
+    if (!info) {
+      // A stack pointer in a guard page (overflow): the kernel retries at the next page.
+      stack = page_up(stack);
+      info = find_stack(in, stack);
+    }
     if (!info || !visited.insert(label(*info)).second) break;  // each stack type once, as the kernel's visit mask
     const std::uint64_t words = (info->end - stack) / 8;
     std::vector<std::uint8_t> buf(words * 8);
@@ -272,9 +288,8 @@ WalkResult walk_stacks(MemorySource& m, const WalkInput& in) {
       next = m.read_u64(slot).value_or(0);
     }
     if (!next) break;
-    const WalkStack* to = nullptr;
-    for (const WalkStack& s : in.stacks)
-      if (next >= s.begin && next < s.end) to = &s;
+    const WalkStack* to = find_stack(in, next);
+    if (!to) to = find_stack(in, page_up(next));  // an overflowed stack: its SP is in the guard page
     out.transitions.push_back({label(*info), to ? label(*to) : std::string("unknown"), slot, next});
     if (!to) {
       out.problems.push_back("the backlink leads to no known stack");

@@ -43,25 +43,31 @@ DumpWalk walk_dump(MemorySource& m, KernelDebugInfo& info, KernelTypes& types, c
   }
   for (const LoadedModule& mod : out.modules)
     if (mod.num_orcs && mod.orc_ip && mod.orc_entries)
-      if (!orc.add(m, mod.orc_ip, mod.orc_entries, mod.num_orcs, out.orc_version))
+      if (!orc.add(m, mod.orc_ip, mod.orc_entries, mod.num_orcs, out.orc_version, mod.text_begin, mod.text_end))
         out.problems.push_back("module " + mod.name + ": ORC tables not in the dump");
-  orc.finish();
   out.orc_entries = orc.size();
 
   auto stext = runtime_symbol(info, "_stext", kaslr);
   auto etext = runtime_symbol(info, "_etext", kaslr);
+  // Init text counts too: the boot CPU's idle task keeps start_kernel's frames
+  // forever, and the kernel prints them.
+  auto sinit = runtime_symbol(info, "_sinittext", kaslr);
+  auto einit = runtime_symbol(info, "_einittext", kaslr);
+  auto in_vmlinux_text = [&](std::uint64_t a) {
+    return (stext && etext && a >= *stext && a < *etext) || (sinit && einit && a >= *sinit && a < *einit);
+  };
   auto is_text = [&](std::uint64_t a) {
-    if (stext && etext && a >= *stext && a < *etext) return true;
+    if (in_vmlinux_text(a)) return true;
     for (const LoadedModule& mod : out.modules)
       if (a >= mod.text_begin && a < mod.text_end) return true;
     return false;
   };
   auto symbolize = [&](const WalkFrame& f) {
     SymbolizedFrame s{f, std::nullopt, 0, 0, std::nullopt};
-    if (stext && etext && f.address >= *stext && f.address < *etext) {
+    if (in_vmlinux_text(f.address)) {
       // %pB: a return address names the function holding the byte before it.
       const std::uint64_t link = f.address - static_cast<std::uint64_t>(kaslr);
-      auto sym = info.symbol_at(f.from_regs ? link : link - 1);
+      auto sym = info.kallsyms_at(f.from_regs ? link : link - 1);
       if (sym) {
         s.function = sym->name;
         s.offset = link - sym->address;

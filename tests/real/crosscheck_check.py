@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""The panicking CPU's walk reproduces the trace the kernel printed, on every lab dump.
+
+  crosscheck_check.py BTAUDIT VMCORE_DIR
+
+`btaudit vmcore --format json DUMP` cross-checks each report that ended its
+CPU (a panic, or what panicked) with that CPU's walk: every printed frame that
+can still be on the stack is found in order, with the same '?' mark and stack
+section. Also checks the expected stack transitions per scenario (IRQ -> task
+on the hard-IRQ panics, NMI -> task and #DF -> task on the exception ones).
+Exit 77 when there is no dump.
+"""
+import json, os, subprocess, sys
+
+EXPECTED_TRANSITIONS = {'panic_irq': ('irq', 'task'), 'panic_warn_hardirq': ('irq', 'task'),
+                        'panic_nmi': ('NMI', 'task'), 'stack_overflow': ('#DF', 'task')}
+btaudit, dumps = sys.argv[1:3]
+names = sorted(n for n in (os.listdir(dumps) if os.path.isdir(dumps) else []) if n.endswith(('.elf', '.kdump-zlib')))
+if not names:
+    print('no lab dumps found: skipped (run ../shared/lab/make-lab.sh)')
+    sys.exit(77)
+bad = printed = matched = 0
+for name in names:
+    path = os.path.join(dumps, name)
+    r = subprocess.run([btaudit, 'vmcore', '--format', 'json', path], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f'{name}: failed: {r.stderr.strip()}')
+        bad += 1
+        continue
+    doc = json.loads(r.stdout)
+    checks = doc.get('crosscheck', [])
+    if not checks:
+        print(f"{name}: no cross-check ({doc.get('crosscheck_note', 'no report ended a CPU')})")
+        bad += 1
+    for c in checks:
+        printed += c['printed_frames']
+        matched += c['matched_frames']
+        status = 'ok' if c['matched_frames'] == c['printed_frames'] and not c['mismatches'] else 'DIFFERS'
+        bad += status != 'ok'
+        print(f"{name}: report {c['report'] + 1} on CPU {c['cpu']}: {c['matched_frames']}/{c['printed_frames']} {status}")
+        for m in c['mismatches'][:5]:
+            print(f"    {m['frame']}: {m['problem']}")
+    stem = os.path.splitext(name)[0]
+    if stem in EXPECTED_TRANSITIONS and checks:
+        bt = subprocess.run([btaudit, 'vmcore', path, 'bt', '-c', str(checks[0]['cpu'])], capture_output=True, text=True).stdout
+        frm, to = EXPECTED_TRANSITIONS[stem]
+        if f'--- {frm} -> {to}:' not in bt:
+            bad += 1
+            print(f'{name}: the walk does not go {frm} -> {to}')
+print(f'{matched}/{printed} printed frames reproduced across {len(names)} dumps; {bad} problems')
+sys.exit(1 if bad else 0)
