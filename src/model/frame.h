@@ -27,6 +27,7 @@ struct Frame {
   std::uint32_t line = 0;               // 1-based line in the input file
   std::uint32_t trace = 0;              // index into Report::traces
   std::optional<FrameDebugInfo> debug;  // filled when vmlinux/module debuginfo is given
+  std::optional<std::uint64_t> slot;    // (dump walks) the stack address the word was read from
 };
 
 }  // namespace btaudit

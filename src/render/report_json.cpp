@@ -86,6 +86,7 @@ void write_frame_json(JsonWriter& w, const Frame& f) {
   if (f.source) w.field("source_text", *f.source);
   if (f.inlined) w.field("inlined_marker", true);
   if (f.debug) write_debug_fields(w, *f.debug);
+  if (f.slot) w.field("slot", *f.slot);
   w.end_object();
 }
 

@@ -1,0 +1,64 @@
+#include "analysis/dump_analysis.h"
+
+#include <map>
+
+#include "analysis/analyze_report.h"
+#include "analysis/walk_report.h"
+#include "text/log_parser.h"
+#include "vmcore/printk_log.h"
+
+namespace btaudit {
+
+DumpAnalysis analyze_dump(KdumpDump& dump, const DumpAnalysisOptions& options) {
+  DumpAnalysis a;
+  a.path = dump.path();
+  a.format = dump.format();
+  a.release = dump.vmcoreinfo("OSRELEASE").value_or("");
+  a.vmlinux = options.vmlinux;
+  if (a.vmlinux.empty() || a.vmlinux == "auto") {
+    if (a.release.empty()) throw DumpError(dump.path() + ": VMCOREINFO names no release; give --vmlinux");
+    a.vmlinux = "/usr/lib/debug/boot/vmlinux-" + a.release;
+  }
+  a.info = KernelDebugInfo::open(a.vmlinux, DebugInfoOptions{});
+  if (auto rel = a.info->release(); rel && !a.release.empty() && *rel != a.release)
+    throw DumpError(dump.path() + ": the dump is release " + a.release + " but " + a.vmlinux + " is " + *rel +
+                    " (wrong vmlinux)");
+  a.types = std::make_unique<KernelTypes>(*a.info);
+  a.kaslr = static_cast<std::int64_t>(dump.vmcoreinfo_number("KERNELOFFSET", 16).value_or(0));
+  a.layout = detect_layout(*a.info, *a.types, a.kaslr);
+  std::vector<std::map<std::string, std::uint64_t>> regs;
+  std::vector<std::string> sources;
+  for (const CpuRegisters& r : dump.cpu_registers()) {
+    if (static_cast<std::size_t>(r.cpu) >= regs.size()) {
+      regs.resize(r.cpu + 1);
+      sources.resize(r.cpu + 1, "no register note for this CPU");
+    }
+    regs[r.cpu] = r.regs;
+    sources[r.cpu] = "NT_PRSTATUS note";
+  }
+  a.walk = walk_dump(dump, *a.info, *a.types, a.layout, regs, sources);
+  for (const CpuWalk& cw : a.walk.cpus) a.cpu_reports.push_back(report_from_walk(cw, a.info.get()));
+
+  if (!options.with_log) return a;
+  try {
+    const PrintkLog log = read_printk_log(dump);
+    for (const std::string& p : log.problems) a.notes.push_back("log: " + p);
+    a.reports = parse_log(format_log(log), dump.path() + " (log)");
+    for (Report& r : a.reports) analyze_report(r);
+  } catch (const DumpError& e) {
+    a.notes.push_back(std::string("no log: ") + e.what());
+  }
+  // Only a report that ended its CPU's run (a panic, or what panicked) can
+  // still be on that CPU's stack; other CPUs went on after printing.
+  std::map<int, std::size_t> last_by_cpu;
+  for (std::size_t i = 0; i < a.reports.size(); ++i)
+    if (a.reports[i].cpu && !a.reports[i].frames.empty() &&
+        (a.reports[i].panicked || a.reports[i].kind == ReportKind::Panic))
+      last_by_cpu[*a.reports[i].cpu] = i;
+  for (auto [cpu, index] : last_by_cpu)
+    for (const CpuWalk& cw : a.walk.cpus)
+      if (cw.state.cpu == cpu) a.checks.push_back(crosscheck(a.reports[index], index, cw));
+  return a;
+}
+
+}  // namespace btaudit
