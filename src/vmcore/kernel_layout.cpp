@@ -70,14 +70,18 @@ KernelLayout detect_layout(KernelDebugInfo& info, KernelTypes& types, std::int64
   } else if (auto u = types.member("irq_stack_union", "irq_stack")) {
     l.irq_stack_size = u->size;
   }
-  if (auto t = types.type_size("thread_union")) l.thread_size = *t;
-  if (l.thread_size == 0) {
-    // init_stack is the boot task's stack: exactly THREAD_SIZE bytes.
-    if (auto s = info.function("init_stack", ""); s && s->size) l.thread_size = s->size;
+  // THREAD_SIZE: init_stack's ELF size where the linker script gives it one;
+  // else the IRQ stack's (both are PAGE_SIZE << (2 + KASAN_STACK_ORDER) on
+  // x86-64 since 3.15). union thread_union is not looked up: it is rarely
+  // defined in a CU, and a failed lookup reads all of vmlinux's DWARF.
+  if (auto s = info.function("init_stack", ""); s && s->size) l.thread_size = s->size;
+  if (l.thread_size == 0 && l.irq_stack_size) {
+    l.thread_size = l.irq_stack_size;
+    l.fallbacks.push_back("THREAD_SIZE taken as the IRQ stack's size (init_stack has no ELF size)");
   }
   if (l.thread_size == 0) {
     l.thread_size = 16384;
-    l.fallbacks.push_back("no union thread_union in DWARF: THREAD_SIZE taken as 16 KiB");
+    l.fallbacks.push_back("THREAD_SIZE taken as 16 KiB: neither init_stack nor struct irq_stack gives it");
   }
   if (l.irq_stack_size == 0) {
     l.irq_stack_size = l.thread_size;
