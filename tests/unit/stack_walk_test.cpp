@@ -1,0 +1,218 @@
+// The dump walker on synthetic memory: stacks, ORC tables and registers laid
+// out word by word here, independent of the production structs. Each planted
+// word is commented with what it stands for.
+#include <boost/test/unit_test.hpp>
+
+#include "memory/synthetic_memory.h"
+#include "unwind/stack_walk.h"
+
+namespace {
+
+using namespace btaudit;
+
+constexpr std::uint64_t kText = 0xffffffff81000000;      // fake kernel text
+constexpr std::uint64_t kOrcIp = 0xffffffff82000000;     // .orc_unwind_ip
+constexpr std::uint64_t kOrc = 0xffffffff82100000;       // .orc_unwind
+constexpr std::uint64_t kTask = 0xffffc90000010000;      // task stack [kTask, +16K)
+constexpr std::uint64_t kIrq = 0xffffc90000100000;       // IRQ stack  [kIrq, +16K)
+constexpr std::uint64_t kNmi = 0xfffffe0000010000;       // NMI stack  [kNmi, +8K)
+constexpr std::uint64_t kStack = 16384;
+
+// Functions of the fake text, 0x100 bytes each.
+constexpr std::uint64_t fn(int i) { return kText + 0x100 * static_cast<std::uint64_t>(i); }
+enum Fn { kLeaf, kMid, kTop, kIrqHandler, kIrqEntry, kBottom, kNmiHandler, kNmiEntry, kLoop, kCount };
+
+struct OrcRow {
+  std::uint64_t ip;
+  std::int16_t sp_offset;
+  unsigned sp_reg;  // v1 numbering: 5 SP, 9 SP_INDIRECT, 0 undefined
+  unsigned type;    // v1: 0 CALL, 1 REGS, 2 REGS_PARTIAL
+  bool end;
+};
+
+struct Fixture {
+  SyntheticMemory mem;
+  OrcTable orc;
+  WalkInput in;
+
+  Fixture() {
+    mem.map(kText, std::vector<std::uint8_t>(0x100 * kCount, 0xcc));
+    mem.map(kTask, std::vector<std::uint8_t>(kStack, 0));
+    mem.map(kIrq, std::vector<std::uint8_t>(kStack, 0));
+    mem.map(kNmi, std::vector<std::uint8_t>(8192, 0));
+    // Every function: a plain frame (return address right above SP, 8 bytes).
+    std::vector<OrcRow> rows;
+    for (int i = 0; i < kCount; ++i) rows.push_back({fn(i), 8, 5, 0, false});
+    // mid keeps a local: its return address is 16 bytes above its SP.
+    rows[kMid] = {fn(kMid), 16, 5, 0, false};
+    // The IRQ entry switched stacks: the previous SP is the word at SP (call_on_irqstack).
+    // (call_on_irqstack: the word at the IRQ stack's top is the task SP; the
+    // entry's own return address lies just above it on the task stack.)
+    rows[kIrqEntry] = {fn(kIrqEntry), 8, 9, 0, false};
+    // The NMI entry: a full pt_regs sits at SP.
+    rows[kNmiEntry] = {fn(kNmiEntry), 0, 5, 1, false};
+    // The bottom of the task stack: end of stack.
+    rows[kBottom] = {fn(kBottom), 0, 0, 0, true};
+    // A broken entry whose CFA does not move: SP would not grow.
+    rows[kLoop] = {fn(kLoop), 0, 5, 0, false};
+    rows.push_back({fn(kCount), 0, 0, 0, true});  // terminator after the text
+    std::vector<std::uint8_t> ips(rows.size() * 4), entries(rows.size() * 6);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const std::int32_t rel = static_cast<std::int32_t>(rows[i].ip - (kOrcIp + i * 4));
+      std::memcpy(ips.data() + i * 4, &rel, 4);
+      std::memcpy(entries.data() + i * 6, &rows[i].sp_offset, 2);
+      const std::int16_t bp = 0;
+      std::memcpy(entries.data() + i * 6 + 2, &bp, 2);
+      const unsigned bits = rows[i].sp_reg | (0u << 4) | (rows[i].type << 8) | (rows[i].end ? 1u << 10 : 0u);
+      entries[i * 6 + 4] = static_cast<std::uint8_t>(bits & 0xff);
+      entries[i * 6 + 5] = static_cast<std::uint8_t>(bits >> 8);
+    }
+    mem.map(kOrcIp, ips);
+    mem.map(kOrc, entries);
+    BOOST_REQUIRE(orc.add(mem, kOrcIp, kOrc, rows.size(), 1));
+    in.orc = &orc;
+    in.is_kernel_text = [](std::uint64_t a) { return a >= kText && a < fn(kCount); };
+    in.stacks = {{"task", "", kTask, kTask + kStack}, {"irq", "", kIrq, kIrq + kStack},
+                 {"exception", "NMI", kNmi, kNmi + 8192}};
+  }
+
+  void regs(std::uint64_t rip, std::uint64_t rsp) {
+    in.regs = {{"rip", rip}, {"rsp", rsp}, {"rbp", 0}};
+  }
+
+  // A task stack: leaf's caller mid, a stale word, then top, then the bottom frame.
+  void plant_task_chain(std::uint64_t sp) {
+    mem.put_u64(sp, fn(kMid) + 0x10);         // leaf returns into mid      (reliable)
+    mem.put_u64(sp + 8, fn(kTop) + 0x20);     // mid returns into top       (reliable)
+    mem.put_u64(sp + 16, fn(kLeaf) + 0x44);   // stack residue of an older call ('?')
+    mem.put_u64(sp + 24, 0x1234);             // not text: never printed
+    // top's frame: 8 bytes above its own SP (sp + 16), so its return slot is sp + 16?
+  }
+
+  WalkResult walk() { return walk_stacks(mem, in); }
+};
+
+std::vector<std::pair<std::uint64_t, bool>> entries(const WalkResult& w) {
+  std::vector<std::pair<std::uint64_t, bool>> out;
+  for (const WalkFrame& f : w.frames)
+    if (!f.from_regs) out.emplace_back(f.address, f.reliable);
+  return out;
+}
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(stack_walk, Fixture)
+
+BOOST_AUTO_TEST_CASE(task_stack_reliable_chain_and_stale_residue) {
+  const std::uint64_t sp = kTask + kStack - 64;
+  regs(fn(kLeaf) + 4, sp);
+  mem.put_u64(sp, fn(kMid) + 0x10);        // leaf -> mid     (reliable: leaf's CFA is sp + 8)
+  mem.put_u64(sp + 8, fn(kLeaf) + 0x44);   // mid's local: residue of an older call ('?')
+  mem.put_u64(sp + 16, fn(kBottom) + 0x8); // mid -> bottom   (reliable: mid's CFA is sp + 24; bottom ends the stack)
+  mem.put_u64(sp + 24, fn(kTop) + 0x30);   // after the end   ('?')
+  const WalkResult w = walk();
+  const auto e = entries(w);
+  BOOST_REQUIRE_EQUAL(e.size(), 4u);
+  BOOST_TEST(e[0].first == fn(kMid) + 0x10);
+  BOOST_TEST(e[0].second);
+  BOOST_TEST(!e[1].second);
+  BOOST_TEST(e[2].second);
+  BOOST_TEST(!e[3].second);
+  BOOST_TEST(w.transitions.empty());
+}
+
+BOOST_AUTO_TEST_CASE(irq_stack_backlink_leads_to_the_task_stack) {
+  const std::uint64_t top = kIrq + kStack;
+  const std::uint64_t tsp = kTask + kStack - 128;  // where the interrupted task's SP was
+  const std::uint64_t isp = top - 16;
+  regs(fn(kIrqHandler) + 4, isp);
+  mem.put_u64(isp, fn(kIrqEntry) + 0x18);  // handler -> irq entry (reliable)
+  mem.put_u64(top - 8, tsp);                // irq_stack_end[-1]: the backlink; the entry's CFA is *(SP) + 8
+  mem.put_u64(tsp, fn(kMid) + 0x22);        // the entry's return slot, CFA - 8, on the task stack (reliable)
+  mem.put_u64(tsp + 8, fn(kLeaf) + 0x9);    // mid's local ('?')
+  mem.put_u64(tsp + 16, fn(kBottom) + 0x8); // mid -> bottom (reliable)
+  const WalkResult w = walk();
+  BOOST_REQUIRE_EQUAL(w.transitions.size(), 1u);
+  BOOST_TEST(w.transitions[0].from == "irq");
+  BOOST_TEST(w.transitions[0].to == "task");
+  BOOST_TEST(w.transitions[0].slot == top - 8);
+  BOOST_TEST(w.transitions[0].value == tsp);
+  bool saw_task_reliable = false;
+  for (const WalkFrame& f : w.frames)
+    if (f.stack == "task" && f.reliable && f.address == fn(kBottom) + 0x8) saw_task_reliable = true;
+  BOOST_TEST(saw_task_reliable);
+}
+
+BOOST_AUTO_TEST_CASE(nmi_over_irq_follows_pt_regs_then_the_irq_backlink) {
+  const std::uint64_t nmi_top = kNmi + 8192;
+  const std::uint64_t regs_at = nmi_top - 168;  // struct pt_regs at the top of the NMI stack
+  const std::uint64_t irq_top = kIrq + kStack;
+  const std::uint64_t isp = irq_top - 16;       // the interrupted IRQ handler's SP
+  const std::uint64_t tsp = kTask + kStack - 64;
+  regs(fn(kNmiHandler) + 4, regs_at - 8);
+  mem.put_u64(regs_at - 8, fn(kNmiEntry) + 0x10);  // NMI handler -> NMI entry (reliable)
+  mem.put_u64(regs_at + 128, fn(kIrqHandler) + 8); // pt_regs->ip: the interrupted IRQ handler
+  mem.put_u64(regs_at + 152, isp);                 // pt_regs->sp: on the IRQ stack
+  mem.put_u64(isp, fn(kIrqEntry) + 0x18);          // IRQ handler -> IRQ entry
+  mem.put_u64(irq_top - 8, tsp);                   // the IRQ stack's backlink
+  mem.put_u64(tsp, fn(kMid) + 0x22);
+  const WalkResult w = walk();
+  BOOST_REQUIRE_GE(w.transitions.size(), 2u);
+  BOOST_TEST(w.transitions[0].from == "NMI");
+  BOOST_TEST(w.transitions[0].to == "irq");
+  BOOST_TEST(w.transitions[0].value == isp);
+  BOOST_TEST(w.transitions[1].from == "irq");
+  BOOST_TEST(w.transitions[1].to == "task");
+  bool regs_line = false;
+  for (const WalkFrame& f : w.frames) regs_line = regs_line || (f.from_regs && f.address == fn(kIrqHandler) + 8);
+  BOOST_TEST(regs_line);
+}
+
+BOOST_AUTO_TEST_CASE(stale_backlink_after_leaving_the_irq_stack_is_not_followed) {
+  const std::uint64_t sp = kTask + kStack - 64;
+  regs(fn(kLeaf) + 4, sp);                         // the CPU is back on its task stack
+  mem.put_u64(kIrq + kStack - 8, kTask + 0x100);   // an old backlink, never cleared
+  mem.put_u64(kIrq + kStack - 64, fn(kMid) + 1);   // old IRQ-stack residue
+  mem.put_u64(sp, fn(kBottom) + 0x8);
+  const WalkResult w = walk();
+  BOOST_TEST(w.transitions.empty());
+  for (const WalkFrame& f : w.frames) BOOST_TEST(f.stack != "irq");
+}
+
+BOOST_AUTO_TEST_CASE(corrupted_backlink_ends_the_walk_with_a_problem) {
+  const std::uint64_t top = kIrq + kStack;
+  regs(fn(kIrqHandler) + 4, top - 32);
+  mem.put_u64(top - 32, fn(kIrqEntry) + 0x18);
+  mem.put_u64(top - 8, 0xdead000000000000);  // a backlink into nowhere
+  const WalkResult w = walk();
+  BOOST_REQUIRE_EQUAL(w.transitions.size(), 1u);
+  BOOST_TEST(w.transitions[0].to == "unknown");
+  BOOST_TEST(!w.problems.empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_frame_chain_that_does_not_grow_stops_without_hanging) {
+  const std::uint64_t sp = kTask + kStack - 64;
+  regs(fn(kLoop) + 4, sp);  // the loop function's CFA equals SP: SP never grows
+  for (int i = 0; i < 8; ++i) mem.put_u64(sp + 8 * i, fn(kLoop) + 4);
+  const WalkResult w = walk();
+  BOOST_TEST(!w.problems.empty());
+  BOOST_TEST(w.frames.size() < 64u);
+}
+
+BOOST_AUTO_TEST_CASE(a_truncated_dump_gives_a_short_walk_not_a_crash) {
+  SyntheticMemory sparse;  // the task stack's upper half is missing
+  sparse.map(kTask, std::vector<std::uint8_t>(kStack / 2, 0));
+  in.stacks = {{"task", "", kTask, kTask + kStack}};
+  in.regs = {{"rip", fn(kLeaf) + 4}, {"rsp", kTask + kStack / 2 - 16}, {"rbp", 0}};
+  sparse.put_u64(kTask + kStack / 2 - 16, fn(kMid) + 0x10);
+  const WalkResult w = walk_stacks(sparse, in);
+  BOOST_TEST(w.frames.size() <= 3u);
+}
+
+BOOST_AUTO_TEST_CASE(no_registers_or_a_wild_sp_is_reported) {
+  regs(fn(kLeaf), 0x1000);
+  const WalkResult w = walk();
+  BOOST_TEST(!w.problems.empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
