@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "debuginfo/debuginfo_error.h"
 #include "render/dump_render.h"
+#include "render/dump_svg.h"
 #include "vmcore/kdump_dump.h"
 #include "vmcore/printk_log.h"
 
@@ -78,7 +79,7 @@ int run_vmcore(const std::vector<std::string>& args) {
   int cpu = -1;
   po::options_description opts("btaudit vmcore [options] DUMP [analyze|bt|irqstate|log|info]");
   opts.add_options()("help,h", "show this help")("format,f", po::value(&format)->default_value("text"),
-                                                 "output format: text or json")(
+                                                 "output format: text, json or svg (a picture of each CPU's stacks)")(
       "vmlinux", po::value(&vmlinux),
       "kernel image with DWARF; default: /usr/lib/debug/boot/vmlinux-<the dump's release>")(
       "cpu,c", po::value(&cpu)->default_value(-1), "bt: only this CPU")(
@@ -116,8 +117,8 @@ int run_vmcore(const std::vector<std::string>& args) {
     std::cerr << "btaudit vmcore: unknown action '" << action << "' (analyze, bt, irqstate, log or info)\n";
     return kExitUsage;
   }
-  if (format != "text" && format != "json") {
-    std::cerr << "btaudit vmcore: unknown --format '" << format << "' (use text or json)\n";
+  if (format != "text" && format != "json" && format != "svg") {
+    std::cerr << "btaudit vmcore: unknown --format '" << format << "' (use text, json or svg)\n";
     return kExitUsage;
   }
   TextStyle style;
@@ -138,7 +139,9 @@ int run_vmcore(const std::vector<std::string>& args) {
     options.vmlinux = vmlinux;
     options.with_log = action == "analyze";
     const DumpAnalysis a = analyze_dump(*dump, options);
-    if (format == "json") {
+    if (format == "svg") {
+      write_stdout(render_dump_svg(a));
+    } else if (format == "json") {
       write_stdout(action == "irqstate" ? irq_state_json(a) : render_dump_json(a));
     } else if (action == "irqstate") {
       print_irq_state(a);
