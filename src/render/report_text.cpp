@@ -142,6 +142,9 @@ std::string render_text(const Report& r, const TextStyle& style) {
       out += "   ";
       out += std::to_string(i);
       pad(out, line_start, 8);
+      const std::size_t st = out.size();
+      out += f.exception ? *f.exception : std::string(to_string(f.stack));
+      pad(out, st, 8);
       if (style.colour) out += colour_of(f.verdict);
       const std::size_t v = out.size();
       out += to_string(f.verdict);
