@@ -162,6 +162,29 @@ CleanLine clean_line(std::string_view raw, std::uint32_t number) {
     }
     break;
   }
+  if (!out.had_timestamp && !out.caller_kind) {
+    // A serial console shares the line with user space: "/init: 384: .: [  271.40] Kernel panic - ...".
+    // The kernel's record starts at its timestamp, wherever that is on the line.
+    std::size_t from = 1;
+    for (int tries = 0; tries < 8 && from < s.size(); ++tries) {
+      const std::size_t open = s.find('[', from);
+      if (open == std::string_view::npos) break;
+      std::string_view t = s.substr(open);
+      if (strip_timestamp(t)) {
+        out.had_timestamp = true;
+        if (t.size() > 1 && t[0] == ' ' && t[1] == '[') t.remove_prefix(1);
+        char kind = 0;
+        std::uint32_t id = 0;
+        if (strip_caller(t, kind, id)) {
+          out.caller_kind = kind;
+          out.caller_id = id;
+        }
+        s = t;
+        break;
+      }
+      from = open + 1;
+    }
+  }
   // printk puts one space between the prefix and the message.
   if (out.had_timestamp || out.caller_kind) {
     if (!s.empty() && s[0] == ' ') s.remove_prefix(1);

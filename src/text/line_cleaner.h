@@ -8,11 +8,11 @@
 namespace btaudit {
 
 struct CleanLine {
-  std::string_view text;       // the message, leading spaces kept (they matter in traces)
-  std::uint32_t number = 0;    // 1-based line number in the input
-  char caller_kind = 0;        // 'T' (task id) or 'C' (cpu) from a printk caller id, else 0
+  std::string_view text;     // the message, leading spaces kept (they matter in traces)
+  std::uint32_t number = 0;  // 1-based line number in the input
+  char caller_kind = 0;      // 'T' (task id) or 'C' (cpu) from a printk caller id, else 0
   std::uint32_t caller_id = 0;
-  bool foreign = false;        // a syslog/journal line written by something other than the kernel
+  bool foreign = false;  // a syslog/journal line written by something other than the kernel
   bool had_timestamp = false;
 };
 

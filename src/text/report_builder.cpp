@@ -16,10 +16,27 @@ using namespace scan;
 // crashing context (KASAN/KMSAN/KFENCE alloc/free stacks, lockdep chains).
 bool is_auxiliary_label(std::string_view label) {
   constexpr std::string_view kAux[] = {
-      "Allocated by", "Freed by", "Last potentially related", "Second to last potentially related",
-      "Last call_rcu", "Second to last call_rcu", "-> #", "Uninit was", "Local variable", "Memory access of",
-      "allocated by task", "freed by task", "Bytes b4", "stored to memory", "created at", "other info",
-      "Task ", "Workqueue:", "the shortest dependencies", "which lock already depends",
+      "Allocated by",
+      "Freed by",
+      "Last potentially related",
+      "Second to last potentially related",
+      "Last call_rcu",
+      "Second to last call_rcu",
+      "-> #",
+      "Uninit was",
+      "Local variable",
+      "Memory access of",
+      "allocated by task",
+      "freed by task",
+      "Bytes b4",
+      "stored to memory",
+      "created at",
+      "other info",
+      "Task ",
+      "Workqueue:",
+      "the shortest dependencies",
+      "which lock already depends",
+      "kmemleak:",  // kmemleak's object dump: the allocation stack of the object it complains about
   };
   for (auto a : kAux)
     if (contains(label, a)) return true;
@@ -41,10 +58,8 @@ bool requires_trace(ReportKind k) {
     case ReportKind::AtomicSleep:
     case ReportKind::SoftLockup:
     case ReportKind::DoubleFault:
-    case ReportKind::DivideError:
-      return true;
-    default:
-      return false;
+    case ReportKind::DivideError: return true;
+    default: return false;
   }
 }
 
@@ -52,20 +67,27 @@ bool requires_trace(ReportKind k) {
 // prints the interrupted context's registers in the middle of the trace.
 bool is_register_line(std::string_view s) {
   constexpr std::string_view kStarts[] = {
-      "RIP: ", "RSP: ", "RAX: ", "RDX: ", "RBP: ", "R10: ", "R13: ", "FS: ", "CS: ", "CR2: ", "DR0: ", "DR3: ",
-      "DR6: ", "PKRU: ", "EIP: ", "EAX: ", "ESI: ", "DS: ", "CR0: ", "Code: ", "RIP  [<", " RSP <", "EIP: [<",
-      "ORIG_RAX: ", "pc : ", "lr : ", "sp : ", "x29: ", "x27: ", "x25: ", "x23: ", "x21: ", "x19: ", "x17: ",
-      "x15: ", "x13: ", "x11: ", "x9 : ", "x7 : ", "x5 : ", "x3 : ", "x1 : ", "pstate: ", "NIP", "LR ", "REGS:",
-      "MSR:", "GPR", "CFAR:", "IRQMASK:", "Krnl PSW", "Krnl GPRS", "Krnl Code", "epc : ", "ra : ", "status: ",
-      "badaddr: ", "cause: ", "Stack:", "PGD ", "P4D ", "#PF: ", "IP: ", "Process ", "Thread overran",
+      "RIP: ",          "RSP: ",    "RAX: ",    "RDX: ",     "RBP: ",     "R10: ",  "R13: ",   "FS: ",
+      "CS: ",           "CR2: ",    "DR0: ",    "DR3: ",     "DR6: ",     "PKRU: ", "EIP: ",   "EAX: ",
+      "ESI: ",          "DS: ",     "CR0: ",    "Code: ",    "RIP  [<",   " RSP <", "EIP: [<", "ORIG_RAX: ",
+      "pc : ",          "lr : ",    "sp : ",    "x29: ",     "x27: ",     "x25: ",  "x23: ",   "x21: ",
+      "x19: ",          "x17: ",    "x15: ",    "x13: ",     "x11: ",     "x9 : ",  "x7 : ",   "x5 : ",
+      "x3 : ",          "x1 : ",    "pstate: ", "NIP",       "LR ",       "REGS:",  "MSR:",    "GPR",
+      "CFAR:",          "IRQMASK:", "Krnl PSW", "Krnl GPRS", "Krnl Code", "epc : ", "ra : ",   "status: ",
+      "badaddr: ",      "cause: ",  "Stack:",   "PGD ",      "P4D ",      "#PF: ",  "IP: ",    "Process ",
+      "Thread overran",
   };
   for (auto k : kStarts)
     if (s.starts_with(k)) return true;
   return false;
 }
 
-// A line of a raw hex stack dump ("Stack:" block of <= 4.10 kernels).
+// A line of a raw hex stack dump ("Stack:" block of <= 4.10 kernels, arm's
+// "Exception stack(0x... to 0x...)" block with its "5bc0: 00000000 ..." rows).
 bool is_hex_dump_line(std::string_view s) {
+  if (s.starts_with("Exception stack(")) return true;
+  if (s.size() > 5 && s[4] == ':' && is_hex(s[0]) && is_hex(s[1]) && is_hex(s[2]) && is_hex(s[3]))
+    s.remove_prefix(5);  // arm row offset
   int words = 0;
   while (!s.empty()) {
     s = trim_left(s);
@@ -115,6 +137,24 @@ ReportBuilder::ReportBuilder(std::string path, const StartMarker& start, const C
   caller_id_ = line.caller_id;
   if (start.kind == ReportKind::Warning) parse_warning_header(start.header);
   parse_task_line(start.header);
+  parse_hung_task_header(start.header);
+}
+
+// "INFO: task syz-executor1:12659 blocked for more than 120 seconds.": the
+// hung task is the report's task (a later "CPU:" line belongs to khungtaskd).
+void ReportBuilder::parse_hung_task_header(std::string_view s) {
+  std::string_view t = s;
+  if (!consume(t, "INFO: task ")) return;
+  const std::size_t end = t.find(" blocked for more than ");
+  if (end == std::string_view::npos) return;
+  std::string_view who = t.substr(0, end);
+  const std::size_t colon = who.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) return;
+  std::string_view digits = who.substr(colon + 1);
+  auto pid = dec(digits);
+  if (!pid || !digits.empty()) return;
+  report_.comm = std::string(who.substr(0, colon));
+  report_.pid = static_cast<int>(*pid);
 }
 
 void ReportBuilder::touch(std::uint32_t line) {
@@ -188,6 +228,18 @@ void ReportBuilder::set_stack(StackKind stack, std::optional<std::string> except
   report_.sections.push_back(std::move(sec));
 }
 
+// An opening marker names the stack of the frames below it. A closing one
+// returns to the task stack: x86 marks every other stack it walks into with an
+// opening marker of its own, and before 5.16 printed none for the task stack.
+void ReportBuilder::apply_markers(const std::vector<StackMarker>& markers, std::uint32_t line) {
+  for (const StackMarker& m : markers) {
+    if (m.open)
+      set_stack(m.stack, m.exception, line);
+    else
+      set_stack(m.stack == StackKind::Task ? StackKind::Unknown : StackKind::Task, std::nullopt, line);
+  }
+}
+
 void ReportBuilder::add_frame(Frame f, std::uint32_t line) {
   if (report_.sections.empty() || report_.sections.back().trace != report_.traces.size() - 1) {
     set_stack(stack_, exception_, line);  // implicit first section of this trace
@@ -236,25 +288,13 @@ bool ReportBuilder::parse_task_line(std::string_view s) {
         std::size_t end = t.find(" Not tainted");
         if (end == std::string_view::npos) end = t.find(" Tainted: ");
         if (end == std::string_view::npos) end = t.find(' ');
-        if (!report_.comm) report_.comm = std::string(t.substr(0, end));
+        std::string_view comm = t.substr(0, end);
+        if (comm.ends_with(" Kdump: loaded")) comm.remove_suffix(14);  // dump_stack_print_info's kexec note
+        if (!report_.comm) report_.comm = std::string(comm);
         t = end == std::string_view::npos ? std::string_view{} : t.substr(end);
       }
     }
-    t = trim_left(t);
-    if (consume(t, "Not tainted")) {
-      if (!report_.tainted) report_.tainted = "";
-    } else if (consume(t, "Tainted: ")) {
-      std::string letters;
-      while (!t.empty() && ((t[0] >= 'A' && t[0] <= 'Z') || t[0] == ' ')) {
-        if (t[0] != ' ') letters.push_back(t[0]);
-        t.remove_prefix(1);
-      }
-      if (!report_.tainted) report_.tainted = letters;
-    } else {
-      return true;
-    }
-    std::string_view release = take_word(t);
-    if (!release.empty() && is_digit(release[0]) && !report_.kernel) report_.kernel = std::string(release);
+    parse_taint(t);
     return true;
   }
   if (consume(s, "Pid: ")) {  // <= 3.9
@@ -266,24 +306,115 @@ bool ReportBuilder::parse_task_line(std::string_view s) {
       if (end == std::string_view::npos) end = s.find(" Tainted: ");
       if (!report_.comm) report_.comm = std::string(trim(s.substr(0, end)));
       if (end != std::string_view::npos) {
-        std::string_view t = trim_left(s.substr(end));
-        if (consume(t, "Not tainted")) {
-          if (!report_.tainted) report_.tainted = "";
-        } else if (consume(t, "Tainted: ")) {
-          std::string letters;
-          while (!t.empty() && ((t[0] >= 'A' && t[0] <= 'Z') || t[0] == ' ')) {
-            if (t[0] != ' ') letters.push_back(t[0]);
-            t.remove_prefix(1);
-          }
-          if (!report_.tainted) report_.tainted = letters;
+        // 2.6-3.9 print the DMI name after the version: "... 3.6.1-1.fc17.x86_64 #1 HP Compaq/30FE".
+        std::string_view rest = trim_left(parse_taint(s.substr(end)));
+        if (consume(rest, "#") && dec(rest)) {
+          rest = trim(rest);
+          if (!rest.empty() && !report_.hardware) report_.hardware = std::string(rest);
         }
-        std::string_view release = take_word(t);
-        if (!release.empty() && is_digit(release[0]) && !report_.kernel) report_.kernel = std::string(release);
       }
     }
     return true;
   }
   return false;
+}
+
+// "Not tainted 6.1.0 #1", "Tainted: G        W  OE  6.1.0 #1" and RHEL's
+// "Tainted: P           ----------------   2.6.32-..." (a separator column, letters may follow it):
+// the taint letters, then the release. Sets nothing when `t` holds neither form.
+// Returns what follows the release ("#1 <hardware>" on <= 3.9 kernels).
+std::string_view ReportBuilder::parse_taint(std::string_view t) {
+  t = trim_left(t);
+  if (consume(t, "Not tainted")) {
+    if (!report_.tainted) report_.tainted = "";
+  } else if (consume(t, "Tainted: ")) {
+    if (!t.empty() && t[0] == '[') return {};  // 6.x verbose "Tainted: [W]=WARN, ..." line
+    std::string letters;
+    std::size_t i = 0;
+    for (; i < t.size() && ((t[i] >= 'A' && t[i] <= 'Z') || t[i] == ' ' || t[i] == '-'); ++i)
+      if (t[i] >= 'A' && t[i] <= 'Z') letters.push_back(t[i]);
+    t.remove_prefix(i);
+    if (!report_.tainted) report_.tainted = std::move(letters);
+  } else {
+    return {};
+  }
+  std::string_view release = take_word(t);
+  if (consume(release, "(")) release = release.substr(0, release.find(')'));  // ppc REGS: "(3.10.0)"
+  if (release.empty() || !is_digit(release[0])) return {};
+  if (!report_.kernel) report_.kernel = std::string(release);
+  return t;
+}
+
+// Lines that carry the release and taint without a task: lockdep/RCU headers
+// ("3.6.0-rc1-wl+ #296 Tainted: G        W", "4.4.0 #11 Not tainted") and the
+// hung-task line ("      Not tainted 5.10.0 #1").
+bool ReportBuilder::parse_release_taint_line(std::string_view s) {
+  if (s.starts_with("Not tainted") || s.starts_with("Tainted: ")) {
+    parse_taint(s);
+    return true;
+  }
+  if (s.empty() || !is_digit(s[0])) return false;
+  std::string_view t = s;
+  const std::string_view release = take_word(t);
+  if (release.find('.') == std::string_view::npos) return false;
+  t = trim_left(t);
+  if (!consume(t, "#")) return false;
+  if (!dec(t)) return false;
+  t = trim_left(t);
+  if (!t.starts_with("Not tainted") && !t.starts_with("Tainted: ")) return false;
+  if (!report_.kernel) report_.kernel = std::string(release);
+  parse_taint(t);
+  return true;
+}
+
+// "Modules linked in: a(OE) b c [last unloaded: x]". Some logs wrap the list
+// onto following lines; a continuation is taken only when every word looks
+// like a module name, so prose cannot be swallowed.
+bool ReportBuilder::add_module_words(std::string_view s, bool continuation) {
+  const auto module_shaped = [](std::string_view w) {
+    std::size_t i = 0;
+    while (i < w.size() && (is_ident(w[i]) || w[i] == '-') && w[i] != '.' && w[i] != '$') ++i;
+    if (i == 0) return false;
+    // Not a module: a number, or a capitalised word of prose ("Sending", "Hardware").
+    bool digits = true;
+    for (std::size_t k = 0; k < i; ++k) digits = digits && is_digit(w[k]);
+    if (digits || (i > 1 && w[0] >= 'A' && w[0] <= 'Z' && w[1] >= 'a' && w[1] <= 'z')) return false;
+    if (i == w.size()) return true;
+    if (w[i] != '(' || w.back() != ')') return false;
+    for (char c : w.substr(i + 1, w.size() - i - 2))
+      if (!((c >= 'A' && c <= 'Z') || c == '+' || c == '-' || c == '(' || c == ')')) return false;  // "radeon(+)(U)"
+    return true;
+  };
+  if (continuation) {
+    // The lines that follow a module list on old kernels are not module names.
+    if (s.starts_with("CPU ") || s.starts_with("Pid: ")) return false;
+    std::string_view t = s;
+    int words = 0;
+    for (int guard = 0; guard < 512; ++guard) {
+      std::string_view w = take_word(t);
+      if (w.empty() || w == "[last") break;
+      if (!module_shaped(w)) return false;
+      ++words;
+    }
+    if (words == 0) return false;
+  }
+  modules_may_continue_ = false;
+  bool ended = false;
+  for (int guard = 0; guard < 1024 && report_.modules.size() < 4096; ++guard) {
+    std::string_view w = take_word(s);
+    if (w.empty()) break;
+    if (w == "[last") {
+      ended = true;
+      break;
+    }
+    const std::size_t paren = w.find('(');
+    report_.modules.emplace_back(w.substr(0, paren));
+  }
+  // A list that a tool wrapped has not reached "[last unloaded: ...]" and is
+  // either long or followed by a line that lost the timestamp (checked in add_line).
+  modules_may_continue_ = !ended && s.empty() && !report_.modules.empty();
+  if (!continuation) modules_timestamped_ = line_had_timestamp_;
+  return true;
 }
 
 // "WARNING: CPU: 0 PID: 1 at kernel/smp.c:912 smp_call_function_many_cond+0x3c4/0x3c8 [mod]"
@@ -303,38 +434,70 @@ void ReportBuilder::parse_warning_header(std::string_view s) {
 }
 
 bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
-  (void)line;
   if (s.starts_with("CPU: ") || s.starts_with("Pid: ")) return parse_task_line(s);
   if (consume(s, "Hardware name: ")) {
     if (!report_.hardware) report_.hardware = std::string(trim(s));
     return true;
   }
   if (consume(s, "Modules linked in:")) {
-    if (report_.modules.empty()) {
-      while (!s.empty()) {
-        std::string_view w = take_word(s);
-        if (w.empty() || w == "[last" ) break;
-        const std::size_t paren = w.find('(');
-        report_.modules.emplace_back(w.substr(0, paren));
+    if (report_.modules.empty()) add_module_words(s, false);
+    return true;
+  }
+  if (parse_release_taint_line(s)) return true;
+  if (s.starts_with("CPU ") && s.size() <= 9) {  // 2.6-3.x "CPU 1 " on a line of its own
+    std::string_view t = s.substr(4);
+    if (auto cpu = dec(t); cpu && trim(t).empty()) {
+      note_cpu(static_cast<int>(*cpu), line);
+      return true;
+    }
+  }
+  if (s.starts_with("Krnl PSW")) {
+    // s390 "Krnl PSW : 0404c00180000000 0000000000431f8e (scsi_alloc_sgtable+0x62/0x7c)"
+    if (report_.arch == Arch::Unknown) report_.arch = Arch::S390;
+    if (!report_.rip) {
+      std::string_view t = s.substr(s.find(':') == std::string_view::npos ? s.size() : s.find(':') + 1);
+      take_word(t);  // PSW mask
+      std::string_view a = trim_left(t);
+      CodeLocation loc;
+      if (auto v = hex(a)) loc.address = v;
+      const std::size_t open = t.find('(');
+      if (open != std::string_view::npos) {
+        std::string_view sym = t.substr(open + 1);
+        if (auto r = parse_symbol_ref(sym)) {
+          CodeLocation named = to_location(*r);
+          named.address = loc.address;
+          loc = std::move(named);
+        }
       }
+      if (loc.function || loc.address) report_.rip = std::move(loc);
     }
     return true;
   }
   if (s.starts_with("RIP: ") || s.starts_with("EIP: ") || s.starts_with("pc : ") || s.starts_with("NIP ") ||
-      s.starts_with("PC is at ") || s.starts_with("EIP is at ") || s.starts_with("epc : ") ||
-      s.starts_with("IP: ")) {
+      s.starts_with("PC is at ") || s.starts_with("EIP is at ") || s.starts_with("epc : ") || s.starts_with("IP: ")) {
     if (report_.arch == Arch::Unknown) {
-      if (s[0] == 'R') report_.arch = Arch::X86_64;
-      else if (s[0] == 'E' && s[1] == 'I') report_.arch = Arch::I386;
-      else if (s[0] == 'p') report_.arch = Arch::Arm64;
-      else if (s[0] == 'N') report_.arch = Arch::PowerPC;
-      else if (s[0] == 'P') report_.arch = Arch::Arm;
-      else if (s[0] == 'e') report_.arch = Arch::RiscV;
-      else if (s[0] == 'I') report_.arch = Arch::X86_64;
+      if (s[0] == 'R')
+        report_.arch = Arch::X86_64;
+      else if (s[0] == 'E' && s[1] == 'I')
+        report_.arch = Arch::I386;
+      else if (s[0] == 'p')
+        report_.arch = Arch::Arm64;
+      else if (s[0] == 'N')
+        report_.arch = Arch::PowerPC;
+      else if (s[0] == 'P')
+        report_.arch = Arch::Arm;
+      else if (s[0] == 'e')
+        report_.arch = Arch::RiscV;
+      else if (s[0] == 'I')
+        report_.arch = Arch::X86_64;
     }
-    if (!report_.rip) {
+    // Old i386/arm print the address first ("EIP: 0060:[<c1234567>] EFLAGS: ...")
+    // and the symbol on a later "EIP is at foo+0x1/0x2" line: the later line completes the site.
+    if (!report_.rip || !report_.rip->function) {
       std::string_view t = s.substr(s.find(' ') + 1);
       t = trim_left(t);
+      if (consume(t, ":")) t = trim_left(t);                                // arm64/riscv "pc : ", "epc : "
+      consume(t, "is at ");                                                 // "PC is at ", "EIP is at "
       if (t.size() > 5 && t[4] == ':' && is_hex(t[0])) t.remove_prefix(5);  // "0010:"
       CodeLocation loc;
       bool have = false;
@@ -369,7 +532,15 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
           break;
         }
       }
-      if (have || loc.address) report_.rip = std::move(loc);
+      // Page-fault "IP:" lines exist on both x86 flavours; a 32-bit code address means i386.
+      if (s[0] == 'I' && report_.arch == Arch::X86_64 && loc.address && *loc.address <= 0xffffffffULL)
+        report_.arch = Arch::I386;
+      if (!report_.rip) {
+        if (have || loc.address) report_.rip = std::move(loc);
+      } else if (loc.function && (!loc.address || !report_.rip->address || *loc.address == *report_.rip->address)) {
+        if (!loc.address) loc.address = report_.rip->address;
+        report_.rip = std::move(loc);
+      }
     }
     return true;
   }
@@ -379,10 +550,6 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
   }
   if (s.starts_with("x29: ") || s.starts_with("lr : ")) {
     if (report_.arch == Arch::Unknown) report_.arch = Arch::Arm64;
-    return true;
-  }
-  if (s.starts_with("Krnl PSW")) {
-    if (report_.arch == Arch::Unknown) report_.arch = Arch::S390;
     return true;
   }
   if (consume(s, "Kernel Offset: ")) {
@@ -434,12 +601,45 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
     std::string_view rest = trim(s.substr(s.find(':') + 1));
     if (!rest.empty()) {
       if (auto tl = parse_trace_line(rest); tl && tl->frame) {
-        for (auto& m : tl->markers) set_stack(m.open ? m.stack : StackKind::Task, m.open ? m.exception : std::nullopt, line.number);
+        apply_markers(tl->markers, line.number);
         add_frame(std::move(*tl->frame), line.number);
         return Effect::TraceFrame;
       }
     }
     return Effect::Consumed;
+  }
+
+  line_had_timestamp_ = line.had_timestamp;
+  if (modules_may_continue_) {
+    modules_may_continue_ = false;
+    // On a timestamped console a wrapped remainder has lost the timestamp.
+    const bool wrapped = !modules_timestamped_ || !line.had_timestamp;
+    if (wrapped && add_module_words(s, true)) {
+      touch(line.number);
+      return Effect::Consumed;
+    }
+  }
+  if (s == "Last Breaking-Event-Address:") {
+    // s390 prints the source of the last taken branch after the trace: it is a
+    // code location, not a caller, so it must not extend the call trace.
+    end_trace();
+    last_break_next_ = true;
+    touch(line.number);
+    return Effect::Consumed;
+  }
+  if (last_break_next_) {
+    last_break_next_ = false;
+    if (auto tl = parse_trace_line(text); tl && tl->frame) {
+      CodeLocation loc;
+      loc.function = tl->frame->function;
+      loc.offset = tl->frame->offset;
+      loc.size = tl->frame->size;
+      loc.module = tl->frame->module;
+      loc.address = tl->frame->address;
+      report_.last_break = std::move(loc);
+      touch(line.number);
+      return Effect::Consumed;
+    }
   }
 
   const char first = text.empty() ? '\0' : text[0];
@@ -452,12 +652,7 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
                     !is_auxiliary_label(pending_label_));
       }
       non_frame_in_trace_ = 0;
-      for (auto& m : tl->markers) {
-        if (m.open)
-          set_stack(m.stack, m.exception, line.number);
-        else
-          set_stack(m.stack == StackKind::Task ? StackKind::Unknown : StackKind::Task, std::nullopt, line.number);
-      }
+      apply_markers(tl->markers, line.number);
       touch(line.number);
       if (tl->frame) {
         add_frame(std::move(*tl->frame), line.number);

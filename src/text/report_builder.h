@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/report.h"
 #include "text/line_cleaner.h"
 #include "text/report_markers.h"
+#include "text/trace_line.h"
 
 namespace btaudit {
 
@@ -42,16 +44,21 @@ class ReportBuilder {
   void end_trace();
   void set_stack(StackKind stack, std::optional<std::string> exception, std::uint32_t line);
   void add_frame(Frame f, std::uint32_t line);
+  void apply_markers(const std::vector<StackMarker>& markers, std::uint32_t line);
   bool parse_header_field(std::string_view s, std::uint32_t line);
   bool parse_task_line(std::string_view s);
   void parse_warning_header(std::string_view s);
+  void parse_hung_task_header(std::string_view s);
   void note_cpu(int cpu, std::uint32_t line);
+  bool parse_release_taint_line(std::string_view s);
+  bool add_module_words(std::string_view s, bool continuation);
+  std::string_view parse_taint(std::string_view t);
 
   Report report_;
   bool in_trace_ = false;
   std::uint32_t non_frame_in_trace_ = 0;
   std::uint32_t idle_ = 0;
-  std::string pending_label_;         // last line ending in ':' (labels an implicit trace)
+  std::string pending_label_;  // last line ending in ':' (labels an implicit trace)
   StackKind stack_ = StackKind::Unknown;
   std::optional<std::string> exception_;
   bool saw_marker_in_trace_ = false;
@@ -59,6 +66,10 @@ class ReportBuilder {
   std::uint32_t caller_id_ = 0;
   std::optional<int> first_cpu_;
   std::uint32_t first_trace_line_ = 0;
+  bool modules_may_continue_ = false;  // the last line was a "Modules linked in:" list that may wrap
+  bool line_had_timestamp_ = false;    // of the line being added
+  bool modules_timestamped_ = false;   // the "Modules linked in:" line had a timestamp
+  bool last_break_next_ = false;       // s390: the next frame-shaped line is the last breaking event
 };
 
 }  // namespace btaudit

@@ -74,7 +74,16 @@ std::optional<std::uint64_t> parse_plain_bracket_address(std::string_view& s) {
 }
 
 // A symbol name: C identifiers with the compiler's suffixes (.cold, .isra.0, .constprop.1, .part.0).
-std::string_view symbol_name(std::string_view& s) { return ident(s); }
+// ppc64 ELFv1 prints the code entry of a function descriptor as ".name": the dot is not part of
+// the C function, and keeping it would make the same function differ between ppc64 ABIs.
+std::string_view symbol_name(std::string_view& s) {
+  std::string_view name = ident(s);
+  if (name.size() > 1 && name[0] == '.' && is_ident_start(name[1]) && name[1] != '.') name.remove_prefix(1);
+  return name;
+}
+
+// "0x..." with at least one hex digit.
+bool starts_with_hex_literal(std::string_view s) { return s.size() > 2 && s[0] == '0' && s[1] == 'x' && is_hex(s[2]); }
 
 // "path/file.c:123" or "file.c:123:4" as appended by syzkaller's symbolizer.
 bool looks_like_source(std::string_view w) {
@@ -203,39 +212,62 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
     s = trim_left(s);
   }
   const bool paren = consume(s, "(");  // arm: "(foo+0x0/0x10c)"
+  const auto no_frame = [&out]() { return out.markers.empty() ? std::nullopt : std::optional<TraceLine>(out); };
+  if (!paren && starts_with_hex_literal(s)) {
+    // A raw address with no symbol: " 0xffffffffc0123456", "? 0xffffffffc0123456",
+    // s390 "([<00000000027f8000>] 0x27f8000)".
+    std::string_view h = s;
+    auto v = hex0x(h);
+    if (!v) return no_frame();
+    if (s390_paren) consume(h, ")");
+    if (!h.empty() && !is_space(h[0])) return no_frame();
+    if (!f.address) f.address = v;
+    parse_suffixes(h, f);
+    if (s390_paren) f.printed_unreliable = true;
+    out.frame = std::move(f);
+    return out;
+  }
   std::string_view t = s;
   const std::string_view name = symbol_name(t);
+  if (paren && !name.empty() && consume(t, ")")) {
+    // arm without offsets: "[<c0014318>] (dump_backtrace_log_lvl) from [<c001457c>] (show_stack+0x24/0x2c)".
+    std::string_view rest = trim_left(t);
+    if (!f.address || !(rest.empty() || rest.starts_with("from "))) return no_frame();
+    f.function = std::string(name);
+    out.frame = std::move(f);
+    return out;
+  }
   if (!name.empty() && consume(t, "+")) {
     auto off = hex0x(t);
-    if (!off) return out.markers.empty() ? std::nullopt : std::optional<TraceLine>(out);
+    if (!off) return no_frame();
     f.offset = *off;
     if (consume(t, "/")) {
       auto size = hex0x(t);
-      if (!size) return out.markers.empty() ? std::nullopt : std::optional<TraceLine>(out);
+      if (!size) return no_frame();
       f.size = *size;
     }
     f.function = std::string(name);
     if (paren) consume(t, ")");
     parse_suffixes(t, f);
-  } else if (!name.empty() && name.size() > 1 && name[0] == '0' && name[1] == 'x' && !paren) {
-    // A raw address with no symbol: " 0xffffffffc0123456".
-    std::string_view h = s;
-    auto v = hex0x(h);
-    if (!v || (!h.empty() && !is_space(h[0]))) return out.markers.empty() ? std::nullopt : std::optional<TraceLine>(out);
-    f.address = v;
-    parse_suffixes(h, f);
+  } else if (!name.empty() && !paren && !f.address && t.starts_with(" from ")) {
+    // arm 5.x+: "unwind_backtrace from show_stack+0x18/0x1c": the function, then the return
+    // address in its caller, which the next line names as its own function. Like the older
+    // "[<pc>] (foo+0x0/0x10c) from [<lr>] (bar+0x18/0x1c)" form, the frame is the first name.
+    std::string_view from = t.substr(6);
+    if (!parse_symbol_ref(from)) return no_frame();
+    f.function = std::string(name);
   } else if (!name.empty() && !paren && !t.empty() && t[0] == ' ') {
     // Symbolized inline frame without offset: " __dump_stack lib/dump_stack.c:17 [inline]".
     std::string_view rest = trim_left(t);
     const std::string_view word = rest.substr(0, rest.find(' '));
-    if (!looks_like_source(word)) return out.markers.empty() ? std::nullopt : std::optional<TraceLine>(out);
+    if (!looks_like_source(word)) return no_frame();
     f.function = std::string(name);
     parse_suffixes(rest, f);
   } else if (f.address && name.empty() && (t.empty() || is_space(t[0]))) {
     // "[<ffffffff81234567>] 0xffffffff81234567" or an address with no symbol at all.
     parse_suffixes(t, f);
   } else {
-    return out.markers.empty() ? std::nullopt : std::optional<TraceLine>(out);
+    return no_frame();
   }
   if (s390_paren) f.printed_unreliable = true;
   out.frame = std::move(f);

@@ -3,7 +3,9 @@
 //   2.6-4.9   " [<ffffffff8134d2f3>] ? foo+0x63/0x90 [mod]"
 //   4.10+     " ? foo+0x63/0x90 [mod]"      5.14+ " foo+0x63/0x90 [mod <build id>]"
 //   arm64     " foo+0x63/0x90 (P)"           arm   "[<c0013cb8>] (foo+0x0/0x10c) from [<c0013dcc>] (bar+0x18/0x1c)"
-//   powerpc   "[c0000000fe3f7b30] [c000000000123456] foo+0x12/0x34 (unreliable)"
+//   arm 5.x+  " foo from bar+0x18/0x1c"      (the frame is the first name in both arm forms)
+//   raw       " ? 0xffffffffc00b7000"        (no symbol: function stays empty, the address is kept)
+//   powerpc   "[c0000000fe3f7b30] [c000000000123456] foo+0x12/0x34 (unreliable)"  (ELFv1 ".foo" -> "foo")
 //   s390      " ([<0000000000112233>] foo+0x12/0x34)"
 //   symbolized (syzkaller) " foo+0x12/0x34 net/core/dev.c:123"  " bar include/x.h:12 [inline]"
 #pragma once
@@ -17,13 +19,13 @@
 namespace btaudit {
 
 struct StackMarker {
-  bool open = true;                       // "<IRQ>" opens, "</IRQ>"/"<EOI>"/"<EOE>" close
+  bool open = true;  // "<IRQ>" opens, "</IRQ>"/"<EOI>"/"<EOE>" close
   StackKind stack = StackKind::Unknown;
-  std::optional<std::string> exception;   // "#DF", "NMI", ...
+  std::optional<std::string> exception;  // "#DF", "NMI", ...
 };
 
 struct TraceLine {
-  std::vector<StackMarker> markers;       // in order of appearance, before the frame
+  std::vector<StackMarker> markers;  // in order of appearance, before the frame
   std::optional<Frame> frame;
 };
 

@@ -1,6 +1,6 @@
-#include <boost/test/unit_test.hpp>
-
 #include "text/line_cleaner.h"
+
+#include <boost/test/unit_test.hpp>
 
 using btaudit::clean_line;
 
@@ -51,6 +51,20 @@ BOOST_AUTO_TEST_CASE(leaves_plain_text_alone) {
   BOOST_TEST(clean_line("", 1).text.empty());
   BOOST_TEST(clean_line("[", 1).text == "[");
   BOOST_TEST(clean_line("<", 1).text == "<");
+}
+
+BOOST_AUTO_TEST_CASE(finds_the_kernel_record_behind_user_space_text) {
+  // A serial console shares lines with user space and paste residue.
+  auto l = clean_line("/init: 384: .: [  271.403835] Kernel panic - not syncing: Attempted to kill init!", 1);
+  BOOST_TEST(l.text == "Kernel panic - not syncing: Attempted to kill init!");
+  BOOST_TEST(l.had_timestamp);
+  auto f = clean_line("--2012-06-28 06:[  120.833075]  [<ffffffff8166bbe9>] system_call_fastpath+0x16/0x1b", 1);
+  BOOST_TEST(f.text == " [<ffffffff8166bbe9>] system_call_fastpath+0x16/0x1b");
+  auto c = clean_line("login: [   12.000001][ T42] BUG: foo", 1);
+  BOOST_TEST(c.text == "BUG: foo");
+  BOOST_TEST(c.caller_id == 42u);
+  // Brackets that are not timestamps leave the line alone.
+  BOOST_TEST(clean_line("foo [bar] [1.x] [ 2.]", 1).text == "foo [bar] [1.x] [ 2.]");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

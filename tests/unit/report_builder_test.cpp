@@ -1,0 +1,245 @@
+// ReportBuilder: header fields, crash site, modules, traces and stack sections
+// from the cleaned lines of one report.
+#include "text/report_builder.h"
+
+#include <boost/test/unit_test.hpp>
+#include <string>
+#include <vector>
+
+#include "model_printers.h"
+#include "text/line_cleaner.h"
+#include "text/report_markers.h"
+
+using btaudit::Arch;
+using btaudit::Report;
+using btaudit::StackKind;
+
+namespace {
+
+// Feeds the lines to a builder opened by the first one, as the log parser would.
+Report build(const std::vector<std::string>& lines) {
+  BOOST_REQUIRE(!lines.empty());
+  const btaudit::CleanLine first = btaudit::clean_line(lines[0], 1);
+  auto marker = btaudit::match_start(first.text);
+  BOOST_REQUIRE(marker.has_value());
+  btaudit::ReportBuilder b("test", *marker, first, 1);
+  for (std::size_t i = 1; i < lines.size(); ++i)
+    b.add_line(btaudit::clean_line(lines[i], static_cast<std::uint32_t>(i + 1)));
+  return b.finish();
+}
+
+std::vector<std::string> functions(const Report& r) {
+  std::vector<std::string> out;
+  for (const auto& f : r.frames) out.push_back(f.function.value_or("?addr"));
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(report_builder)
+
+BOOST_AUTO_TEST_CASE(task_line_fields_of_every_era) {
+  auto modern = build({"WARNING: CPU: 3 PID: 42 at kernel/smp.c:912 smp_call+0x3c4/0x3c8 [kvm]",
+                       "CPU: 3 UID: 0 PID: 42 Comm: kworker/3:1 H Tainted: G        W  OE      6.13.0-rc1 #1",
+                       "Hardware name: QEMU Standard PC (i440FX + PIIX, 1996)"});
+  BOOST_TEST(*modern.cpu == 3);
+  BOOST_TEST(*modern.pid == 42);
+  BOOST_TEST(*modern.comm == "kworker/3:1 H");
+  BOOST_TEST(*modern.tainted == "GWOE");
+  BOOST_TEST(*modern.kernel == "6.13.0-rc1");
+  BOOST_TEST(*modern.hardware == "QEMU Standard PC (i440FX + PIIX, 1996)");
+  BOOST_TEST(*modern.warn_site->function == "smp_call");
+  BOOST_TEST(*modern.warn_site->module == "kvm");
+
+  auto old = build({"BUG: sleeping function called from invalid context at mm/memory.c:3927",
+                    "Pid: 1109, comm: NetworkManager Not tainted 3.3.0-0.15.el7.x86_64 #1"});
+  BOOST_TEST(*old.pid == 1109);
+  BOOST_TEST(*old.comm == "NetworkManager");
+  BOOST_TEST(old.tainted->empty());
+  BOOST_TEST(*old.kernel == "3.3.0-0.15.el7.x86_64");
+}
+
+BOOST_AUTO_TEST_CASE(hung_task_header_names_the_blocked_task) {
+  auto r =
+      build({"INFO: task kworker/u4:2:12659 blocked for more than 120 seconds.", "      Not tainted 4.15.0-rc2+ #152",
+             "CPU: 1 PID: 29 Comm: khungtaskd Not tainted 4.15.0-rc2+ #152"});
+  BOOST_TEST(*r.comm == "kworker/u4:2");
+  BOOST_TEST(*r.pid == 12659);
+  BOOST_TEST(*r.kernel == "4.15.0-rc2+");
+  BOOST_TEST(r.tainted->empty());
+}
+
+BOOST_AUTO_TEST_CASE(kdump_note_is_not_part_of_comm) {
+  auto r = build({"BUG: unable to handle page fault for address: 0000000000000010",
+                  "CPU: 0 PID: 4952 Comm: bash Kdump: loaded Not tainted 5.4.0-0.rc6.fc32.x86_64 #1"});
+  BOOST_TEST(*r.comm == "bash");
+  BOOST_TEST(r.tainted->empty());
+  BOOST_TEST(*r.kernel == "5.4.0-0.rc6.fc32.x86_64");
+}
+
+BOOST_AUTO_TEST_CASE(i386_site_completed_by_eip_is_at) {
+  auto r = build({"BUG: unable to handle kernel NULL pointer dereference at 00000178",
+                  "EIP: 0060:[<c1097a61>] EFLAGS: 00010206 CPU: 0", "EIP is at bpf_prog_free+0x11/0x50"});
+  BOOST_TEST(*r.rip->function == "bpf_prog_free");
+  BOOST_TEST(*r.rip->address == 0xc1097a61u);
+  BOOST_TEST(r.arch == Arch::I386);
+}
+
+BOOST_AUTO_TEST_CASE(rhel_taint_separator_and_lockdep_release_line) {
+  auto rhel = build({"BUG: sysctl table check failed",
+                     "Pid: 3221, comm: vzctl veid: 0 Tainted: P           ----------------   2.6.32.53-bigmem #28"});
+  BOOST_TEST(*rhel.tainted == "P");
+  BOOST_TEST(*rhel.kernel == "2.6.32.53-bigmem");
+  auto lockdep = build({"WARNING: possible recursive locking detected", "3.6.0-rc1-wl+ #296 Tainted: G        W"});
+  BOOST_TEST(*lockdep.tainted == "GW");
+  BOOST_TEST(*lockdep.kernel == "3.6.0-rc1-wl+");
+  auto verbose = build({"WARNING: CPU: 0 PID: 1 at a.c:1 f+0x1/0x2",
+                        "CPU: 0 UID: 0 PID: 1 Comm: init Tainted: G        W          6.12.0 #1", "Tainted: [W]=WARN"});
+  BOOST_TEST(*verbose.tainted == "GW");
+}
+
+BOOST_AUTO_TEST_CASE(modules_list_and_its_wrapped_continuation) {
+  std::string longlist =
+      "Modules linked in: xt_CHECKSUM ipt_MASQUERADE nf_nat tun ebtable_nat ebtables ip6table_filter";
+  longlist += " ip6_tables iptable_filter ipr(+) vboxdrv(OE)";
+  auto r = build({"BUG: unable to handle page fault for address: 0000000000000010", longlist,
+                  " snd_hda_codec_realtek snd_hda_intel snd_hwdep serio_raw [last unloaded: scsi_wait_scan]",
+                  "CPU: 1 PID: 2 Comm: x Not tainted 6.1.0 #1"});
+  BOOST_TEST(r.modules.size() == 15u);
+  BOOST_TEST(r.modules[9] == "ipr");
+  BOOST_TEST(r.modules[10] == "vboxdrv");
+  BOOST_TEST(r.modules.back() == "serio_raw");
+  // A short, finished list takes no continuation, and prose is never a continuation.
+  auto s = build({"BUG: unable to handle page fault for address: 0000000000000010",
+                  "Modules linked in: a b [last unloaded: c]", "foo bar baz"});
+  BOOST_TEST(s.modules.size() == 2u);
+  auto p = build({"BUG: unable to handle page fault for address: 0000000000000010", longlist,
+                  "Sending NMI from CPU 0 to CPUs 1: done."});
+  BOOST_TEST(p.modules.size() == 11u);
+  auto q = build(
+      {"BUG: unable to handle page fault for address: 0000000000000010", longlist, "Sending NMI from CPU 0 to CPUs 1"});
+  BOOST_TEST(q.modules.size() == 11u);
+  // RHEL 6 flags and a short wrapped list (abrt's cut_here sample).
+  auto rhel = build({"WARNING: at arch/x86/kernel/cpu/mtrr/generic.c:467",
+                     "Modules linked in: radeon(+)(U) ttm(U) drm_kms_helper(U) drm(U) i2c_algo_bit(U)",
+                     "i2c_core(U) dm_mod(U)", "Pid: 143, comm: modprobe Not tainted 2.6.32-19.el6.x86_64 #1"});
+  BOOST_TEST(rhel.modules.size() == 7u);
+  BOOST_TEST(rhel.modules[0] == "radeon");
+  // A timestamped console: the next timestamped line is never a wrapped remainder.
+  auto ts = build({"[ 1.0] BUG: unable to handle page fault for address: 0000000000000010",
+                   "[ 1.1] Modules linked in: a b c", "[ 1.2] ok done"});
+  BOOST_TEST(ts.modules.size() == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(crash_site_of_each_architecture) {
+  auto x86 =
+      build({"BUG: kernel NULL pointer dereference, address: 0000000000000000", "RIP: 0010:foo+0x1b/0x40 [mod]"});
+  BOOST_TEST(*x86.rip->function == "foo");
+  BOOST_TEST(*x86.rip->module == "mod");
+  BOOST_TEST(x86.arch == Arch::X86_64);
+  auto old = build({"BUG: unable to handle kernel paging request at 0000000000001234",
+                    "RIP: 0010:[<ffffffff8134d2f3>]  [<ffffffff8134d2f3>] foo+0x63/0x90"});
+  BOOST_TEST(*old.rip->address == 0xffffffff8134d2f3ULL);
+  BOOST_TEST(*old.rip->function == "foo");
+  auto ppc = build({"WARNING: at arch/powerpc/platforms/pseries/eeh.c:390",
+                    "NIP [c000000008068dfc] .eeh_dev_check_failure+0x27c/0x390"});
+  BOOST_TEST(*ppc.rip->function == "eeh_dev_check_failure");
+  BOOST_TEST(ppc.arch == Arch::PowerPC);
+  auto s390 = build({"kernel BUG at drivers/scsi/scsi_lib.c:660!",
+                     "Krnl PSW : 0404c00180000000 0000000000431f8e (scsi_alloc_sgtable+0x62/0x7c)"});
+  BOOST_TEST(*s390.rip->function == "scsi_alloc_sgtable");
+  BOOST_TEST(*s390.rip->address == 0x431f8eu);
+  BOOST_TEST(s390.arch == Arch::S390);
+  auto arm64 = build({"Unable to handle kernel NULL pointer dereference at virtual address 0000000000000000",
+                      "pc : clear_page+0x14/0x28", "lr : kernel_init_free_pages+0x7c/0x190"});
+  BOOST_TEST(*arm64.rip->function == "clear_page");
+  BOOST_TEST(arm64.arch == Arch::Arm64);
+}
+
+BOOST_AUTO_TEST_CASE(modern_stack_sections_and_markers) {
+  auto r = build({"BUG: soft lockup - CPU#0 stuck for 22s! [swapper/0:0]", "Call Trace:", " <IRQ>", " ? foo+0x1/0x2",
+                  " bar+0x1/0x2", " </IRQ>", " <TASK>", " baz+0x1/0x2", " </TASK>"});
+  BOOST_REQUIRE_EQUAL(r.frames.size(), 3u);
+  BOOST_TEST(r.frames[0].stack == StackKind::Irq);
+  BOOST_TEST(r.frames[0].printed_unreliable);
+  BOOST_TEST(r.frames[1].stack == StackKind::Irq);
+  BOOST_TEST(r.frames[2].stack == StackKind::Task);
+  BOOST_TEST(r.sections.size() == 2u);
+  auto nmi = build({"BUG: soft lockup - CPU#0 stuck for 22s! [swapper/0:0]", "Call Trace:", " <NMI>",
+                    " ? nmi_handle+0x1/0x2", " </NMI>", " <#DF>", " df+0x1/0x2", " </#DF>", " task+0x1/0x2"});
+  BOOST_REQUIRE_EQUAL(nmi.frames.size(), 3u);
+  BOOST_TEST(nmi.frames[0].stack == StackKind::Nmi);
+  BOOST_TEST(nmi.frames[1].stack == StackKind::Exception);
+  BOOST_TEST(nmi.frames[1].exception.value_or("") == "#DF");
+  BOOST_TEST(nmi.frames[2].stack == StackKind::Task);
+}
+
+BOOST_AUTO_TEST_CASE(old_inline_markers_and_unmarked_task_stack) {
+  auto r = build({"INFO: rcu_sched detected stalls on CPUs/tasks:", "Call Trace:",
+                  " <IRQ>  [<ffffffff813eb3e6>] _sched_show_task+0x2d0/0x2dc",
+                  " [<ffffffff813eb3f0>] ? sched_show_task+0x1/0x2",
+                  " <EOI>  [<ffffffff8111a2a9>] do_softirq+0x59/0x60", " [<ffffffff8111a2b0>] ? cpu_idle+0x1/0x2"});
+  BOOST_REQUIRE_EQUAL(r.frames.size(), 4u);
+  BOOST_TEST(r.frames[0].stack == StackKind::Irq);
+  BOOST_TEST(r.frames[1].stack == StackKind::Irq);
+  BOOST_TEST(r.frames[1].printed_unreliable);
+  BOOST_TEST(r.frames[2].stack == StackKind::Task);
+  BOOST_TEST(r.frames[3].stack == StackKind::Task);
+  BOOST_TEST(r.old_address_format);
+}
+
+BOOST_AUTO_TEST_CASE(registers_inside_a_trace_do_not_end_it) {
+  auto r = build({"BUG: kernel NULL pointer dereference, address: 0000000000000000", "Call Trace:", " <IRQ>",
+                  " a+0x1/0x2", " </IRQ>", " <TASK>", "RIP: 0010:b+0x1/0x2", "Code: 00 00 <0f> 0b",
+                  "RSP: 0018:ffffc90000003e50 EFLAGS: 00000246",
+                  "RAX: 0000000000000000 RBX: 0000000000000001 RCX: 0000000000000002", " c+0x1/0x2"});
+  BOOST_TEST(functions(r) == (std::vector<std::string>{"a", "c"}), boost::test_tools::per_element());
+  BOOST_TEST(r.traces.size() == 1u);
+  BOOST_TEST(*r.rip->function == "b");
+}
+
+BOOST_AUTO_TEST_CASE(arm32_and_arm64_traces) {
+  auto arm = build({"Kernel panic - not syncing: hung_task: blocked tasks",
+                    "Backtrace: ", "[<c0014318>] (dump_backtrace_log_lvl) from [<c001457c>] (show_stack+0x24/0x2c)",
+                    " r7:df912310 r6:df912140 r5:c081745c r4:00000000",
+                    "[<c0014558>] (show_stack) from [<c059798c>] (dump_stack+0x7c/0xc8)"});
+  BOOST_TEST(functions(arm) == (std::vector<std::string>{"dump_backtrace_log_lvl", "show_stack"}),
+             boost::test_tools::per_element());
+  auto arm64 =
+      build({"Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000200",
+             "Call trace:", " show_stack+0x20/0x38 (C)", " dump_stack_lvl+0xc8/0xf8", " el0t_64_sync+0x1b0/0x1b8"});
+  BOOST_TEST(arm64.frames.size() == 3u);
+  BOOST_TEST(arm64.frames[0].stack == StackKind::Unknown);  // arm64 prints no stack markers
+}
+
+BOOST_AUTO_TEST_CASE(arm32_exception_stack_dump_stays_inside_the_trace) {
+  auto r = build({"WARNING: CPU: 0 PID: 1 at kernel/smp.c:912 smp_call_function_many_cond+0x3c4/0x3c8",
+                  " generic_handle_arch_irq from call_with_stack+0x18/0x20",
+                  " call_with_stack from __irq_svc+0x9c/0xb8", "Exception stack(0xf0825bd0 to 0xf0825c18)",
+                  "5bc0:                                     00000000 00000000 00000000 f0825cac",
+                  "5be0: 00000000 f0825cac c2f66800 c3891e00 c2f66800 c2f5b2d8 f0825c54 00000000",
+                  "5c00: 00000000 f0825c20 c0a6298c c079cdac 60000113 ffffffff",
+                  " __irq_svc from blk_mq_dispatch_rq_list+0x424/0x934"});
+  BOOST_TEST(functions(r) == (std::vector<std::string>{"generic_handle_arch_irq", "call_with_stack", "__irq_svc"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(r.traces.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(s390_last_breaking_event_is_not_a_frame) {
+  auto r = build({"kernel BUG at drivers/scsi/scsi_lib.c:660!", "Call Trace:", "([<00000000027f8000>] 0x27f8000)",
+                  " [<0000000000432114>] scsi_init_io+0xdc/0x184", " [<0000004e15e926dc>] 0x4e15e926dc",
+                  "Last Breaking-Event-Address:", " [<0000000000431f8a>] scsi_alloc_sgtable+0x5e/0x7c"});
+  BOOST_REQUIRE_EQUAL(r.frames.size(), 3u);
+  BOOST_TEST(r.frames[0].printed_unreliable);
+  BOOST_TEST(*r.last_break->function == "scsi_alloc_sgtable");
+}
+
+BOOST_AUTO_TEST_CASE(junk_prefixed_console_lines_keep_their_frames) {
+  auto r = build({"BUG: sleeping function called from invalid context at mm/memory.c:3927",
+                  "Call Trace: ", "[  120.833031]  [<ffffffff81099a6c>] __might_sleep+0x13c/0x200 ",
+                  "--2012-06-28 06:[  120.833075]  [<ffffffff8166bbe9>] system_call_fastpath+0x16/0x1b "});
+  BOOST_TEST(functions(r) == (std::vector<std::string>{"__might_sleep", "system_call_fastpath"}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
