@@ -9,9 +9,12 @@ namespace btaudit {
 
 void analyze_report(Report& report) {
   assign_text_verdicts(report);
-  report.guilty = find_guilty_frame(report);
-  report.title = make_title(report);
+  const auto rules = title_from_rules(report.text);  // once: guilty frame and title share it
+  report.guilty = find_guilty_frame(report, rules);
+  report.title = make_title(report, rules);
   report.signature = compute_signature(report);
+  // The console lines served the title rules; reports live on until rendering, their lines need not.
+  std::string().swap(report.text);
 }
 
 }  // namespace btaudit

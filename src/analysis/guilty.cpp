@@ -24,8 +24,12 @@ std::optional<std::size_t> frame_named(const Report& report, std::string_view na
 }  // namespace
 
 std::optional<std::size_t> find_guilty_frame(const Report& report) {
-  if (auto t = title_from_rules(report.text); t && !t->frame.empty()) {
-    if (auto i = frame_named(report, t->frame)) return i;
+  return find_guilty_frame(report, title_from_rules(report.text));
+}
+
+std::optional<std::size_t> find_guilty_frame(const Report& report, const std::optional<RuleTitle>& rules) {
+  if (rules && !rules->frame.empty()) {
+    if (auto i = frame_named(report, rules->frame)) return i;
   }
   for (const Trace& t : report.traces) {
     if (!t.primary) continue;

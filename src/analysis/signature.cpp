@@ -2,7 +2,6 @@
 
 #include <cstdio>
 
-#include "analysis/frame_roles.h"
 
 namespace btaudit {
 
@@ -24,19 +23,11 @@ void mix(std::uint64_t& h, std::string_view s) {
 
 std::uint64_t compute_signature(const Report& r) {
   std::uint64_t h = kFnvOffset;
-  // The title already names the kind and the guilty function with numbers
-  // and addresses normalized away; that is syzkaller's own dedup key.
+  // The title is syzkaller's own dedup key: it names the failure class and the
+  // function with numbers, addresses, PIDs and '?' frames normalized away, and
+  // reports that share it are one bug (syzbot merges them). Frames are left out
+  // on purpose: the same bug reached through another caller must stay one bug.
   mix(h, r.title);
-  if (r.title.find(" in ") == std::string::npos) {
-    // No function in the title: the top reliable frames tell bugs apart.
-    int taken = 0;
-    for (const Frame& f : r.frames) {
-      if (taken == 3) break;
-      if (f.verdict != Verdict::Reliable || !f.function || is_reporting_machinery(*f.function)) continue;
-      mix(h, base_function_name(*f.function));
-      ++taken;
-    }
-  }
   return h;
 }
 

@@ -22,11 +22,11 @@ std::string with_function(std::string prefix, const std::string& fn) {
 
 }  // namespace
 
-std::string fallback_title(const Report& r);
+std::string make_title(const Report& r) { return make_title(r, title_from_rules(r.text)); }
 
-std::string make_title(const Report& r) {
+std::string make_title(const Report& r, const std::optional<RuleTitle>& rules) {
   // syzkaller's conventions when the report's own lines are at hand (text input).
-  if (auto t = title_from_rules(r.text)) return normalize_title(t->title);
+  if (rules) return normalize_title(rules->title);
   return normalize_title(fallback_title(r));
 }
 

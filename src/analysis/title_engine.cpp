@@ -11,13 +11,15 @@ namespace btaudit {
 namespace {
 
 using namespace title_rules;
-using Lines = std::vector<std::string>;
+using Lines = std::vector<std::string_view>;
 using Caps = std::vector<std::string_view>;
 
 bool contains(std::string_view s, std::string_view n) { return s.find(n) != std::string_view::npos; }
 
 // Lines that start another stack: a stack being read ends there.
 bool starts_stack(std::string_view s) {
+  // Every stack start has a ':' but "Call Trace" cut short; frame lines mostly have none.
+  if (s.find(':') == std::string_view::npos) return contains(s, "Call Trace") || contains(s, "Call trace");
   if (contains(s, "Call Trace") || contains(s, "Call trace") || contains(s, "Allocated:") ||
       contains(s, "Freed:") || contains(s, "Backtrace:") || contains(s, "Uninit was stored to memory at"))
     return true;
@@ -83,7 +85,8 @@ bool rip_frame(std::string_view s, Caps& out) {
       if (find_pattern("^{F}", u, &out) || find_pattern("^{P} {F}", u, &out) ||
           find_pattern("^{P} {P} {F}", u, &out))
         return true;
-      if (u.starts_with("0x") || find_pattern("^{P} [< (null)> (null)", u, nullptr) ||
+      if (u.starts_with("0x") || find_pattern("^{P} [< (null)>] (null)", u, nullptr) ||
+          find_pattern("^{P} [<(null)>] (null)", u, nullptr) ||
           (d > 0 && find_pattern("^{D}: (null)", t, nullptr)))
         return true;
     }
@@ -216,9 +219,19 @@ bool skipped(std::string_view name, const StackRecipe& r) {
   return false;
 }
 
+// Frames past the point the extractor will look at need no skip check: the
+// plain extractor takes the first frame, the stall one stops at the first dispatcher.
+bool enough_frames(const std::vector<std::string_view>& frames, const StackRecipe& r) {
+  if (frames.empty()) return false;
+  if (r.extractor == Extractor::First) return true;
+  return r.extractor == Extractor::Stall && is_stall_anchor(strip_syscall_prefix(frames.back()));
+}
+
 void append_frames(std::vector<std::string_view>& frames, const Caps& caps, const StackRecipe& r) {
-  for (auto c : caps)
+  for (auto c : caps) {
+    if (enough_frames(frames, r)) return;
     if (!skipped(c, r)) frames.push_back(c);
+  }
 }
 
 StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Part>& parts, const StackRecipe& r) {
@@ -316,7 +329,15 @@ bool suppressed(const Family& fam, std::string_view line) {
 
 }  // namespace
 
-std::optional<RuleTitle> title_from_rules(const Lines& lines) {
+std::optional<RuleTitle> title_from_rules(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  Lines lines;
+  for (std::size_t pos = 0; pos <= text.size();) {
+    const std::size_t nl = text.find('\n', pos);
+    const std::size_t end = nl == std::string_view::npos ? text.size() : nl;
+    lines.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
   const auto& fams = families();
   // The first line any family claims starts the report.
   const Family* fam = nullptr;
@@ -333,40 +354,45 @@ std::optional<RuleTitle> title_from_rules(const Lines& lines) {
   --start;
 
   // The format whose title matches earliest wins; on a tie, the first that yields a title.
+  // Lines are walked once: the first line where some format's title matches decides.
   std::optional<RuleTitle> best;
-  std::size_t best_line = lines.size();
-  for (const Format& f : fam->formats) {
-    Caps tcaps;
-    const auto at = match_lines(f.title, lines, start, tcaps);
-    if (!at || *at > best_line || (*at == best_line && best)) continue;
-    if (*at < best_line) best.reset();
-    best_line = *at;
-    Caps caps = tcaps;
-    std::size_t stack_from = *at;
-    if (!f.report.empty()) {
-      caps.clear();
-      const auto rat = match_lines(f.report, lines, start, caps);
-      if (!rat) continue;
-      stack_from = *rat;
+  for (std::size_t li = start; li < lines.size() && !best; ++li) {
+    bool matched_here = false;
+    for (const Format& f : fam->formats) {
+      if (best) break;
+      if (!find_pattern(f.title.front(), lines[li], nullptr)) continue;
+      Caps tcaps;
+      const auto at = match_lines(f.title, lines, li, tcaps);
+      if (!at || *at != li) continue;
+      matched_here = true;
+      Caps caps = tcaps;
+      std::size_t stack_from = li;
+      if (!f.report.empty()) {
+        caps.clear();
+        const auto rat = match_lines(f.report, lines, start, caps);
+        if (!rat) continue;
+        stack_from = *rat;
+      }
+      RuleTitle t;
+      std::vector<Pick> picks;
+      if (f.has_stack) {
+        StackResult sr = run_parts(lines, stack_from, f.stack.parts, f.stack);
+        if (!sr.ok && !f.stack.parts2.empty()) sr = run_parts(lines, stack_from, f.stack.parts2, f.stack);
+        picks = std::move(sr.picks);
+        t.corrupted = !sr.ok;
+        if (!picks.empty()) t.frame = picks[0].raw;
+      }
+      t.title = format_title(f.fmt, caps, picks);
+      t.corrupted = t.corrupted || f.corrupted;
+      best = std::move(t);
     }
-    RuleTitle t;
-    std::vector<Pick> picks;
-    if (f.has_stack) {
-      StackResult sr = run_parts(lines, stack_from, f.stack.parts, f.stack);
-      if (!sr.ok && !f.stack.parts2.empty()) sr = run_parts(lines, stack_from, f.stack.parts2, f.stack);
-      picks = std::move(sr.picks);
-      t.corrupted = !sr.ok;
-      if (!picks.empty()) t.frame = picks[0].raw;
-    }
-    t.title = format_title(f.fmt, caps, picks);
-    t.corrupted = t.corrupted || f.corrupted;
-    best = std::move(t);
+    if (matched_here) break;
   }
   if (!best) {
     // A family line that no format words: the line itself, from the family's word on.
-    const std::string& l = lines[start];
+    const std::string_view l = lines[start];
     RuleTitle t;
-    t.title = l.substr(l.find(fam->header));
+    t.title = std::string(l.substr(l.find(fam->header)));
     t.corrupted = true;
     best = std::move(t);
   }

@@ -4,7 +4,7 @@
 #pragma once
 #include <optional>
 #include <string>
-#include <vector>
+#include <string_view>
 
 namespace btaudit {
 
@@ -14,6 +14,7 @@ struct RuleTitle {
   bool corrupted = false;    // the format is a "corrupted" one, or the stack named no function
 };
 
-std::optional<RuleTitle> title_from_rules(const std::vector<std::string>& lines);
+// `text` holds the report's console lines joined by '\n' (Report::text).
+std::optional<RuleTitle> title_from_rules(std::string_view text);
 
 }  // namespace btaudit

@@ -174,6 +174,9 @@ std::vector<Family> build() {
                    stacked({"WARNING: * at {S} {F}"}, "WARNING in $3", warning_stack()),
                    stacked({"WARNING: {S} at {F}"}, "WARNING in $3", warning_stack()),
                    stacked({"WARNING: [*] {S} at {F}"}, "WARNING in $3", warning_stack()),
+                   // Before 3.12 a WARNING named no CPU: "WARNING: at net/sched/sch_generic.c:255 dev_watchdog+0x..()".
+                   // syzkaller's kernels never print it; btaudit words it like the later headers.
+                   stacked({"WARNING: at {S} {F}"}, "WARNING in $3", warning_stack()),
                    stacked({"WARNING: possible circular locking dependency detected"}, "possible deadlock in $1",
                            {{{Line, "at: {p}{F}"}, {Line, "at: {p}{F}"}, {Stack}},
                             {},
@@ -200,7 +203,7 @@ std::vector<Family> build() {
                          "WARNING: kernel stack frame pointer has bad value"),
                    stacked({"WARNING: bad unlock balance detected!"}, "WARNING: bad unlock balance in $1",
                            {{{Line, "{P} {F}"}, {CallTrace}, {Stack}}, {}, {}}),
-                   with_report({"WARNING: held lock freed!"}, {"WARNING: held lock freed!", "at:{p} {F}"},
+                   with_report({"WARNING: held lock freed!"}, {"WARNING: held lock freed!", "at: {p}{F}"},
                                "WARNING: held lock freed in $1"),
                    plain({"WARNING: kernel stack regs * has bad 'bp' value"}, "WARNING: kernel stack regs has bad value"),
                    plain({"WARNING: kernel stack frame pointer * has bad value"},
@@ -232,7 +235,7 @@ std::vector<Family> build() {
                    with_report({"INFO: inconsistent lock state"},
                                {"INFO: inconsistent lock state ]", "takes", "at: {P} {F}"},
                                "inconsistent lock state in $1"),
-                   stacked({"INFO: rcu_{A:preempt|sched|bh} {A:self-detected|detected}{A: expedited|} stall"},
+                   stacked({"INFO: rcu_{A:preempt|sched|bh|tasks} {A:self-detected|detected}{A: expedited|} stall"},
                            "INFO: rcu detected stall in $1",
                            {{{AnyOf, "apic_timer_interrupt"}, {Rip}, {Stack}},
                             {{AnyOf, "apic_timer_interrupt|Exception stack|el1h_64_irq"}, {Stack}},

@@ -70,8 +70,8 @@ struct Report {
   std::vector<std::string> modules;
   std::vector<std::string> body;        // the first free-text lines (KASAN access line, lockdep detail, ...)
   // The report's own console lines as printed (prefixes stripped, other contexts'
-  // lines left out), from its start line on, bounded: what title rules read.
-  std::vector<std::string> text;
+  // lines left out), from its start line on, bounded, joined by '\n': what title rules read.
+  std::string text;
   std::vector<Trace> traces;
   std::vector<StackSection> sections;
   std::vector<Frame> frames;

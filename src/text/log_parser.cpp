@@ -25,8 +25,69 @@ bool collects_backtraces(ReportKind k) {
 LogParser::LogParser(std::string path, Sink sink, ParserLimits limits)
     : path_(std::move(path)), sink_(std::move(sink)), limits_(limits) {}
 
-void LogParser::emit(ReportBuilder&& b) {
+void LogParser::keep_text(const ReportBuilder& b, ReportText& text, const CleanLine& line) const {
+  if (text.stopped || line.foreign || text.count >= limits_.max_text_lines) return;
+  const std::string_view s = line.text;
+  if (b.caller_kind() && line.caller_kind &&
+      (line.caller_kind != b.caller_kind() || line.caller_id != b.caller_id())) {
+    // Another context's line, unless the report asked all CPUs for their stacks.
+    if (!(text.other_cpus && line.caller_kind == 'C')) return;
+  }
+  if (s.find("Disabling lock debugging due to kernel taint") != std::string_view::npos) return;
+  // Frames the unwinder did not vouch for ("? foo+0x1/0x2", powerpc's "(unreliable)") are
+  // left out of timestamped consoles, as syzkaller does: text rules must not pick stale words.
+  if (line.had_timestamp && s.find("<EOI>") == std::string_view::npos &&
+      (s.find(" ? ") != std::string_view::npos || s.ends_with(" (unreliable)")))
+    return;
+  if (s.find("Sending NMI from CPU") != std::string_view::npos) text.other_cpus = true;
+  // Messages that print a stack of their own (an allocation failure, fault injection)
+  // end a console report's text: their frames would pass for the report's.
+  if (!b.caller_kind() && text.count > 0 &&
+      (s.find("vmalloc: allocation failure:") != std::string_view::npos ||
+       s.find("FAULT_INJECTION: forcing a failure") != std::string_view::npos ||
+       s.find("FAULT_FLAG_ALLOW_RETRY missing") != std::string_view::npos)) {
+    text.stopped = true;
+    return;
+  }
+  // panic_on_warn and oops-induced lockdep reports repeat what the report already
+  // showed; after a report of some length they only add a misleading second stack.
+  if (text.count > 22 && (s.find("Kernel panic - not syncing") != std::string_view::npos ||
+                                 s.find("WARNING: possible circular locking dependency detected") !=
+                                     std::string_view::npos)) {
+    text.stopped = true;
+    return;
+  }
+  if (text.count++ > 0) text.lines.push_back('\n');
+  const std::string_view kept = s.substr(0, limits_.max_text_line_bytes);
+  text.lines.append(kept.data(), kept.size());
+}
+
+void LogParser::flush_trailing() {
+  if (!trailing_) return;
+  ReportBuilder b = std::move(*trailing_);
+  trailing_.reset();
+  ReportText text = std::move(trailing_text_);
+  trailing_text_ = ReportText{};
+  emit(std::move(b), std::move(text));
+}
+
+// syzkaller cuts a console-context report's text at the next report start,
+// except at lines that follow a report rather than start one.
+bool LogParser::cuts_text(const ReportBuilder& earlier, const StartMarker& marker) {
+  if (earlier.caller_kind()) return false;  // task/CPU contexts are filtered, not cut
+  constexpr std::string_view kFollowers[] = {"invalid opcode: 0000", "Kernel panic - not syncing",
+                                             "unregister_netdevice: waiting for", "PANIC: double fault",
+                                             "Internal error:"};
+  for (auto f : kFollowers)
+    if (marker.header.starts_with(f)) return false;
+  return marker.join != JoinPolicy::Soft;
+}
+
+void LogParser::emit(ReportBuilder&& b, ReportText&& text) {
+  flush_trailing();  // it started earlier: reports leave in the order they started
   Report r = b.finish();
+  r.text = std::move(text.lines);
+  text = ReportText{};
   if (r.frames.size() > limits_.max_frames) {
     r.frames.resize(limits_.max_frames);
     if (!r.corrupted) {
@@ -39,7 +100,7 @@ void LogParser::emit(ReportBuilder&& b) {
 
 void LogParser::flush_closed() {
   if (closed_) {
-    emit(std::move(*closed_));
+    emit(std::move(*closed_), std::move(closed_text_));
     closed_.reset();
   }
 }
@@ -48,24 +109,55 @@ void LogParser::close_open() {
   if (!open_) return;
   flush_closed();
   closed_ = std::move(open_);
+  closed_text_ = std::move(open_text_);
+  open_text_ = ReportText{};
   open_.reset();
 }
 
 void LogParser::start(const StartMarker& marker, const CleanLine& line) {
+  flush_trailing();
   close_open();
-  flush_closed();
+  if (closed_ && cuts_text(*closed_, marker)) flush_closed();
+  if (closed_) {
+    trailing_ = std::move(closed_);
+    trailing_text_ = std::move(closed_text_);
+    closed_text_ = ReportText{};
+    closed_.reset();
+  }
   std::uint32_t first = line.number;
   if (soft_ && line.number - soft_->line <= limits_.soft_window) first = soft_->line;
   soft_.reset();
   open_.emplace(path_, marker, line, first);
+  open_text_ = ReportText{};
 }
 
 void LogParser::feed(std::string_view raw) {
   if (raw.size() > limits_.max_line_bytes) raw = raw.substr(0, limits_.max_line_bytes);
   const CleanLine line = clean_line(raw, ++line_no_);
+  marker_.reset();
+  const bool had_trailing = trailing_.has_value();
+  route(line);
+  // Whatever the line did, the report it now belongs to keeps it for the title rules.
+  if (open_)
+    keep_text(*open_, open_text_, line);
+  else if (closed_)
+    keep_text(*closed_, closed_text_, line);
+  if (trailing_ && had_trailing) {
+    if (marker_ && cuts_text(*trailing_, *marker_))
+      flush_trailing();
+    else
+      keep_text(*trailing_, trailing_text_, line);
+  }
+}
 
+void LogParser::route(const CleanLine& line) {
   if (!line.foreign) {
-    if (auto marker = match_start(line.text)) {
+    auto marker = match_start(line.text);
+    // A start word in a line that is not the kernel's (no timestamp, no caller id) while a
+    // report with caller ids is open: user space echoing the kernel, not a new report.
+    if (marker && open_ && open_->caller_kind() && !line.caller_kind && !line.had_timestamp) marker.reset();
+    if (marker) marker_ = *marker;
+    if (marker) {
       switch (marker->join) {
         case JoinPolicy::Soft:
           soft_ = SoftBanner{line.number};
@@ -85,6 +177,8 @@ void LogParser::feed(std::string_view raw) {
           }
           if (closed_ && line.number - closed_->last_line() <= limits_.consequence_window) {
             open_ = std::move(closed_);
+            open_text_ = std::move(closed_text_);
+            closed_text_ = ReportText{};
             closed_.reset();
             open_->add_follow_up(*marker, line);
             return;
@@ -98,12 +192,26 @@ void LogParser::feed(std::string_view raw) {
           if (!open_ && closed_ && collects_backtraces(closed_->report().kind) &&
               line.number - closed_->last_line() <= limits_.consequence_window) {
             open_ = std::move(closed_);
+            open_text_ = std::move(closed_text_);
+            closed_text_ = ReportText{};
             closed_.reset();
             open_->add_backtrace(*marker, line);
             return;
           }
           break;
+        case JoinPolicy::Continuation:
+          if (open_) {
+            open_->add_line(line);
+            return;
+          }
+          break;
         case JoinPolicy::Standalone:
+          // x86 BUG() prints "kernel BUG at" then "invalid opcode:"; a shared console can swap them.
+          if (open_ && open_->report().kind == ReportKind::InvalidOpcode && marker->kind == ReportKind::KernelBug &&
+              !open_->has_frames() && line.number - open_->report().input.first_line <= 2) {
+            open_->add_follow_up(*marker, line);
+            return;
+          }
           // A banner opened a report whose kind is still unknown: this line names it.
           if (open_ && open_->report().kind == ReportKind::Other && !open_->has_frames() &&
               line.number - open_->report().input.first_line <= limits_.soft_window) {
@@ -151,6 +259,7 @@ void LogParser::feed(std::string_view raw) {
 void LogParser::finish() {
   close_open();
   flush_closed();
+  flush_trailing();
 }
 
 std::vector<Report> parse_log(std::string_view text, const std::string& path, ParserLimits limits) {

@@ -2,7 +2,10 @@
 // any size streams through), reports come out through a callback in the order
 // they started. Join rules (see report_markers.h) keep a report's follow-up
 // lines ("Oops:", "Kernel panic - not syncing: Fatal exception", other CPUs'
-// NMI backtraces) in the report that caused them.
+// NMI backtraces) in the report that caused them. Each report also keeps its
+// own console lines (Report::text) for the title rules, the way syzkaller reads
+// them: same printk context only, unvouched '?' frames left out, cut at the next
+// report on a plain console but not at lines that only follow one.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -23,6 +26,17 @@ struct ParserLimits {
   std::uint32_t idle_before_trace = 120;  // unrelated lines that close a report still waiting for its trace
   std::size_t max_line_bytes = 64 * 1024; // longer lines are truncated before parsing
   std::size_t max_frames = 4096;          // frames kept per report; more marks it corrupted
+  std::size_t max_text_lines = 1500;      // console lines kept per report for title rules
+  std::size_t max_text_line_bytes = 1024; // longer kept lines are cut (title rules read line starts)
+};
+
+// The console lines of one report, as title rules want them: the report's own
+// context only, from its start line until the report is handed on.
+struct ReportText {
+  std::string lines;         // joined by '\n' (one buffer: reports are many, lines short)
+  std::size_t count = 0;
+  bool other_cpus = false;   // "Sending NMI from CPU": other CPUs' backtraces belong to the report
+  bool stopped = false;      // a panic or lockdep banner after enough lines: the rest is a consequence
 };
 
 class LogParser {
@@ -37,10 +51,14 @@ class LogParser {
   struct SoftBanner {
     std::uint32_t line = 0;
   };
+  void route(const CleanLine& line);
+  void flush_trailing();
+  static bool cuts_text(const ReportBuilder& earlier, const StartMarker& marker);
   void start(const StartMarker& marker, const CleanLine& line);
   void close_open();
-  void emit(ReportBuilder&& b);
+  void emit(ReportBuilder&& b, ReportText&& text);
   void flush_closed();
+  void keep_text(const ReportBuilder& b, ReportText& text, const CleanLine& line) const;
 
   std::string path_;
   Sink sink_;
@@ -48,6 +66,14 @@ class LogParser {
   std::uint32_t line_no_ = 0;
   std::optional<ReportBuilder> open_;
   std::optional<ReportBuilder> closed_;   // waits a few lines for a panic that belongs to it
+  ReportText open_text_;
+  ReportText closed_text_;
+  // The report before the open one, still reading lines for its title rules: a
+  // start line syzkaller would not let interrupt a report ("PANIC: double fault",
+  // a panic, another context's report) must not cut its text short.
+  std::optional<ReportBuilder> trailing_;
+  ReportText trailing_text_;
+  std::optional<StartMarker> marker_;  // the start marker of the line being fed, if any
   std::optional<SoftBanner> soft_;
 };
 

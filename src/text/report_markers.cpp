@@ -31,8 +31,10 @@ constexpr Rule kRules[] = {
     {"BUG: KCSAN: ", ReportKind::Kcsan, JoinPolicy::Standalone},
     {"BUG: KFENCE: ", ReportKind::Kfence, JoinPolicy::Standalone},
     {"KASAN: ", ReportKind::Kasan, JoinPolicy::FollowUp},
+    {"BUG kmalloc-", ReportKind::Bug, JoinPolicy::Standalone},  // SLUB debug: "BUG kmalloc-8 (...): Object already free"
     {"UBSAN: ", ReportKind::Ubsan, JoinPolicy::Standalone},
-    {"unreferenced object 0x", ReportKind::MemoryLeak, JoinPolicy::Standalone},
+    // kmemleak: syzkaller's consoles print "BUG: memory leak" first; the object line belongs to it.
+    {"unreferenced object 0x", ReportKind::MemoryLeak, JoinPolicy::FollowUp},
     // Lockdep.
     {"WARNING: possible circular locking dependency detected", ReportKind::Lockdep, JoinPolicy::Standalone},
     {"WARNING: possible recursive locking detected", ReportKind::Lockdep, JoinPolicy::Standalone},
@@ -50,6 +52,7 @@ constexpr Rule kRules[] = {
     {"INFO: possible irq lock inversion dependency detected", ReportKind::Lockdep, JoinPolicy::Standalone},
     {"INFO: trying to register non-static key", ReportKind::Lockdep, JoinPolicy::Standalone},
     {"INFO: suspicious RCU usage", ReportKind::Lockdep, JoinPolicy::Standalone},
+    {"INFO: SOFTIRQ-safe -> SOFTIRQ-unsafe lock order detected", ReportKind::Lockdep, JoinPolicy::Standalone},
     {"[ INFO: possible recursive locking detected ]", ReportKind::Lockdep, JoinPolicy::Standalone},
     {"[ INFO: possible circular locking dependency detected ]", ReportKind::Lockdep, JoinPolicy::Standalone},
     {"[ INFO: inconsistent lock state ]", ReportKind::Lockdep, JoinPolicy::Standalone},
@@ -58,9 +61,19 @@ constexpr Rule kRules[] = {
     {"INFO: task ", ReportKind::HungTask, JoinPolicy::Standalone},
     {"INFO: rcu_", ReportKind::RcuStall, JoinPolicy::Standalone},
     {"INFO: rcu detected stall", ReportKind::RcuStall, JoinPolicy::Standalone},
+    // SLUB debug's object history: part of the "BUG kmalloc-64 (...)" or KASAN report above it,
+    // a report of its own when that report's first lines were lost.
+    {"INFO: Freed in ", ReportKind::Bug, JoinPolicy::Continuation},
+    {"INFO: Allocated in ", ReportKind::Bug, JoinPolicy::Continuation},
+    {"INFO: Slab 0x", ReportKind::Bug, JoinPolicy::Continuation},
+    {"INFO: Object 0x", ReportKind::Bug, JoinPolicy::Continuation},
+    // A bare "INFO:" is a report header cut short; other "INFO:" lines are not the kernel's
+    // (firmware, test harnesses) or are checked as benign below.
+    {"INFO:", ReportKind::Bug, JoinPolicy::FollowUp},
     {"BUG: soft lockup", ReportKind::SoftLockup, JoinPolicy::Standalone},
     {"BUG: workqueue lockup", ReportKind::HungTask, JoinPolicy::Standalone},
-    {"Watchdog detected hard LOCKUP", ReportKind::HardLockup, JoinPolicy::Standalone},
+    // Old kernels print it as the message of a "WARNING: at kernel/watchdog.c" header.
+    {"Watchdog detected hard LOCKUP", ReportKind::HardLockup, JoinPolicy::FollowUp},
     {"NMI backtrace for cpu ", ReportKind::NmiBacktrace, JoinPolicy::Backtrace},
     // Faults.
     {"BUG: kernel NULL pointer dereference", ReportKind::NullPointerDereference, JoinPolicy::Standalone},
@@ -75,11 +88,12 @@ constexpr Rule kRules[] = {
     {"BUG: Bad page state", ReportKind::BadPage, JoinPolicy::Standalone},
     {"BUG: Bad page map", ReportKind::BadPage, JoinPolicy::Standalone},
     {"BUG: Bad rss-counter", ReportKind::BadPage, JoinPolicy::Standalone},
-    {"BUG: ", ReportKind::Bug, JoinPolicy::Standalone},
+    {"BUG:", ReportKind::Bug, JoinPolicy::Standalone},
     {"kernel BUG at ", ReportKind::KernelBug, JoinPolicy::Standalone},
     {"Kernel BUG at ", ReportKind::KernelBug, JoinPolicy::Standalone},
-    {"list_add corruption", ReportKind::ListCorruption, JoinPolicy::Standalone},
-    {"list_del corruption", ReportKind::ListCorruption, JoinPolicy::Standalone},
+    // Printed just before the WARNING or "kernel BUG at lib/list_debug.c" that reports them.
+    {"list_add corruption", ReportKind::ListCorruption, JoinPolicy::Soft},
+    {"list_del corruption", ReportKind::ListCorruption, JoinPolicy::Soft},
     {"Unable to handle kernel NULL pointer dereference", ReportKind::NullPointerDereference, JoinPolicy::Standalone},
     {"Unable to handle kernel paging request", ReportKind::PageFault, JoinPolicy::Standalone},
     {"Unable to handle kernel ", ReportKind::PageFault, JoinPolicy::Standalone},
@@ -93,9 +107,22 @@ constexpr Rule kRules[] = {
     {"double fault: ", ReportKind::DoubleFault, JoinPolicy::FollowUp},
     {"PANIC: double fault", ReportKind::DoubleFault, JoinPolicy::Standalone},
     {"divide error: ", ReportKind::DivideError, JoinPolicy::FollowUp},
+    {"divide_error: ", ReportKind::DivideError, JoinPolicy::FollowUp},  // spelling of 5.8-5.9
+    {"Alignment trap: ", ReportKind::Oops, JoinPolicy::Standalone},
+    {"VFS: Close: file count is 0", ReportKind::Bug, JoinPolicy::Standalone},
+    {"VFS: Busy inodes after unmount", ReportKind::Bug, JoinPolicy::Standalone},
+    {"unregister_netdevice: waiting for ", ReportKind::Refcount, JoinPolicy::FollowUp},
+    {"trusty: panic", ReportKind::Panic, JoinPolicy::Standalone},
+    // syzkaller's executor prints these on the console; its corpora treat them as reports.
+    {"SYZFAIL:", ReportKind::Other, JoinPolicy::Standalone},
+    {"SYZFATAL:", ReportKind::Other, JoinPolicy::Standalone},
     {"stack segment: ", ReportKind::Oops, JoinPolicy::FollowUp},
     {"kernel stack overflow", ReportKind::StackOverflow, JoinPolicy::Standalone},
-    {"refcount_t: ", ReportKind::Refcount, JoinPolicy::FollowUp},
+    // WARN_ONCE's message: the "WARNING: ... at lib/refcount.c" line follows.
+    {"refcount_t: ", ReportKind::Refcount, JoinPolicy::Soft},
+    // Assertions that print a stack without WARN's banner (ASSERT_RTNL before 4.x, sysctl_check).
+    {"RTNL: assertion failed", ReportKind::Warning, JoinPolicy::Standalone},
+    {"sysctl table check failed", ReportKind::Warning, JoinPolicy::Standalone},
     // Panics.
     {"Kernel panic - not syncing: ", ReportKind::Panic, JoinPolicy::Consequence},
     {"kernel panic - not syncing: ", ReportKind::Panic, JoinPolicy::Consequence},
@@ -135,6 +162,111 @@ bool is_consequential_panic(std::string_view header) {
   return false;
 }
 
+namespace {
+
+bool contains_nocase(std::string_view s, std::string_view lower_needle) {
+  if (lower_needle.size() > s.size()) return false;
+  for (std::size_t i = 0; i + lower_needle.size() <= s.size(); ++i) {
+    std::size_t k = 0;
+    while (k < lower_needle.size() && (s[i + k] | 0x20) == lower_needle[k]) ++k;
+    if (k == lower_needle.size()) return true;
+  }
+  return false;
+}
+
+// Lines that look like report starts but are not failures: informational
+// messages of subsystems and user space that borrow the kernel's words.
+// Only lines that already matched a rule are checked, so the cost is off the hot path.
+bool is_benign_start(std::string_view s) {
+  constexpr std::string_view kBenignPrefixes[] = {
+      "INFO: lockdep is turned off", "INFO: Stall ended before state dump start", "INFO: NMI handler",
+      "INFO: recovery required on readonly filesystem", "INFO: no syscalls can create resource",
+      "INFO: sys_", "BUG: no syscalls can create resource", "WARNING: /etc/ssh/moduli does not exist",
+      "WARNING: workqueue cpumask: online intersect > possible intersect", "WARNING: The mand mount option",
+      "WARNING: the mand mount option", "WARNING: Unsupported flag value", "WARNING: Unprivileged eBPF is enabled",
+      "WARNING: fbcon: Driver '", "WARNING: See https", "WARNING: kernel not compiled with CPU_SRSO",
+  };
+  for (auto p : kBenignPrefixes)
+    if (s.starts_with(p)) return true;
+  // Only a bare "INFO:" (the rest of a header lost) is left to the generic rule.
+  if (s.starts_with("INFO:") && !scan::trim(s.substr(5)).empty()) {
+    constexpr std::string_view kInfoReports[] = {
+        "INFO: possible ", "INFO: inconsistent lock state", "INFO: trying to register non-static key",
+        "INFO: suspicious RCU usage", "INFO: SOFTIRQ-safe", "INFO: task ", "INFO: rcu", "INFO: Freed in ",
+        "INFO: Allocated in ", "INFO: Slab 0x", "INFO: Object 0x"};
+    bool known = false;
+    for (auto k : kInfoReports) known = known || s.starts_with(k);
+    if (!known) return true;
+  }
+  // An oops line always counts its oopses ("Oops: 0000 [#1] SMP"); drivers print
+  // "Oops: efitime: can't read time!" and the like as plain messages.
+  if (s.starts_with("Oops: ") && !scan::contains(s, "[#")) return true;
+  // "INFO: NMI handler (perf_event_nmi_handler) took too long to run: 1.2 msecs"
+  if (s.starts_with("INFO: ") && scan::contains(s, " took too long")) return true;
+  // "WARNING: foo uses wireless extensions which will stop working ..." (some consoles upper-case it all)
+  if (s.starts_with("WARNING: ") && (contains_nocase(s, " uses wireless extensions") ||
+                                     contains_nocase(s, " uses deprecated v2 capabilities")))
+    return true;
+  return false;
+}
+
+std::optional<StartMarker> match_rules(std::string_view s) {
+  const unsigned char c = static_cast<unsigned char>(s[0]);
+  if (c >= 128) return std::nullopt;
+  for (const Rule* r : rule_index().by_first[c]) {
+    if (s.starts_with(r->prefix)) {
+      if (is_benign_start(s)) return std::nullopt;
+      return StartMarker{r->kind, r->join, s};
+    }
+  }
+  return std::nullopt;
+}
+
+// Start words that the kernel prints at the beginning of a message but that
+// reach the console glued behind other text: another CPU's unterminated line
+// ("...bytes[   76.471107] BUG: unable to handle"), a login prompt, a lost-messages
+// note, lockdep's old "[ INFO: ... ]" banners, x86's "segment-related general
+// protection fault". Only these are looked for inside a line.
+constexpr std::string_view kEmbeddable[] = {
+    "BUG: ", "WARNING: ", "INFO: ", "general protection fault", "kernel BUG at ", "Kernel panic - not syncing",
+    "divide error: ", "invalid opcode: ", "UBSAN: ", "Unable to handle kernel ", "Internal error: ",
+    "Unhandled fault: ", "stack segment: ", "PANIC: double fault", "SYZFAIL:", "SYZFATAL:",
+};
+
+struct EmbeddableIndex {
+  std::array<bool, 128> first{};
+  EmbeddableIndex() {
+    for (auto e : kEmbeddable) first[static_cast<unsigned char>(e[0]) & 0x7f] = true;
+  }
+};
+
+const EmbeddableIndex& embeddable_index() {
+  static const EmbeddableIndex index;  // immutable after construction
+  return index;
+}
+
+// Looks for an embeddable start word after the first one. Words are tried at
+// word boundaries only, so "DEBUG:" never reads as "BUG:".
+std::optional<StartMarker> match_embedded(std::string_view s) {
+  // "---[ end Kernel panic - not syncing: ... ]---" closes a report, it starts none.
+  if (s.starts_with("---[ end ")) return std::nullopt;
+  const auto& first = embeddable_index().first;
+  for (std::size_t i = 1; i + 4 < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 128 || !first[c]) continue;
+    const char before = s[i - 1];
+    if (scan::is_ident(before)) continue;
+    if (before == '-' && s[i] != 'g') continue;  // only "segment-related general protection fault"
+    const std::string_view rest = s.substr(i);
+    for (auto e : kEmbeddable) {
+      if (e[0] == rest[0] && rest.starts_with(e)) return match_rules(rest);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<StartMarker> match_start(std::string_view text) {
   std::string_view s = scan::trim_left(text);
   for (int i = 0; i < 2 && !s.empty(); ++i) {
@@ -148,12 +280,8 @@ std::optional<StartMarker> match_start(std::string_view text) {
     if (!stripped) break;
   }
   if (s.empty()) return std::nullopt;
-  const unsigned char c = static_cast<unsigned char>(s[0]);
-  if (c >= 128) return std::nullopt;
-  for (const Rule* r : rule_index().by_first[c]) {
-    if (s.starts_with(r->prefix)) return StartMarker{r->kind, r->join, s};
-  }
-  return std::nullopt;
+  if (auto m = match_rules(s)) return m;
+  return match_embedded(s);
 }
 
 EndMarker match_end(std::string_view text) {

@@ -1,4 +1,144 @@
+#include <algorithm>
+
 #include <boost/test/unit_test.hpp>
 
+#include "model_printers.h"
+#include "text/log_parser.h"
+
+using namespace btaudit;
+
 BOOST_AUTO_TEST_SUITE(log_parser)
+
+BOOST_AUTO_TEST_CASE(refcount_message_belongs_to_the_warning_after_it) {
+  const auto reports = parse_log(
+      "[   10.000000] ------------[ cut here ]------------\n"
+      "[   10.000001] refcount_t: increment on 0; use-after-free.\n"
+      "[   10.000002] WARNING: CPU: 1 PID: 7 at lib/refcount.c:25 refcount_warn_saturate+0x13d/0x1a0\n"
+      "[   10.000003] Call Trace:\n"
+      "[   10.000004]  cdev_get+0x9a/0x110\n",
+      "t");
+  BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+  BOOST_TEST(reports[0].kind == ReportKind::Warning);
+  BOOST_TEST(reports[0].input.first_line == 2u);  // the message is the report's first line
+}
+
+BOOST_AUTO_TEST_CASE(kmemleak_object_joins_its_bug_line) {
+  const auto reports = parse_log(
+      "BUG: memory leak\n"
+      "unreferenced object 0xffff88810b5d1d00 (size 32):\n"
+      "  comm \"syz-executor\", pid 7, jiffies 4294944870 (age 13.860s)\n"
+      "  backtrace:\n"
+      "    [<ffffffff8155c4b2>] kmalloc include/linux/slab.h:552 [inline]\n",
+      "t");
+  BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+  BOOST_TEST(reports[0].header == "BUG: memory leak");
+}
+
+BOOST_AUTO_TEST_CASE(hard_lockup_message_of_an_old_warning_is_one_report) {
+  const auto reports = parse_log(
+      "WARNING: at kernel/watchdog.c:245 watchdog_overflow_callback+0x9c/0xd0()\n"
+      "Hardware name: Bochs\n"
+      "Watchdog detected hard LOCKUP on cpu 0\n"
+      "Pid: 0, comm: swapper/0 Not tainted 3.8.9-200.fc18.x86_64 #1\n"
+      "Call Trace:\n"
+      " <NMI>  [<ffffffff8105f76f>] warn_slowpath_common+0x7f/0xc0\n",
+      "t");
+  BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+  BOOST_TEST(reports[0].kind == ReportKind::Warning);
+}
+
+BOOST_AUTO_TEST_CASE(keeps_the_reports_console_lines_for_title_rules) {
+  const auto reports = parse_log(
+      "[    1.000000] unrelated boot line\n"
+      "[    2.000000] BUG: soft lockup - CPU#0 stuck for 22s! [syz:1]\n"
+      "[    2.000001] RIP: 0010:foo+0x1/0x2\n",
+      "t");
+  BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+  BOOST_TEST(reports[0].text == "BUG: soft lockup - CPU#0 stuck for 22s! [syz:1]\nRIP: 0010:foo+0x1/0x2");
+}
+
+BOOST_AUTO_TEST_CASE(unreliable_frames_are_left_out_of_timestamped_text) {
+  const auto reports = parse_log(
+      "[    2.000000] WARNING: CPU: 0 PID: 1 at a.c:1 foo+0x1/0x2\n"
+      "[    2.000001]  ? __warn+0x1/0x2\n"
+      "[    2.000002]  bar+0x1/0x2\n",
+      "t");
+  BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+  BOOST_TEST(reports[0].text.find("__warn") == std::string::npos);
+  BOOST_TEST(reports[0].text.find(" bar+0x1/0x2") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_following_double_fault_does_not_cut_the_text) {
+  // syzkaller lets "PANIC: double fault" follow a report: the first report's text goes on.
+  const auto reports = parse_log(
+      "[    1.0] BUG: unable to handle kernel paging request at 000000fe840fc4b9\n"
+      "[    1.1] PANIC: double fault, error_code: 0x0\n"
+      "[    1.2] RIP: 0010:lookup_object+0x11/0x80\n",
+      "t");
+  BOOST_REQUIRE_EQUAL(reports.size(), 2u);
+  BOOST_TEST(reports[0].text.find("RIP: 0010:lookup_object") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(another_report_cuts_a_console_reports_text) {
+  const auto reports = parse_log(
+      "[    1.0] PANIC: double fault, error_code: 0x0\n"
+      "[    1.1] BUG: unable to handle kernel paging request at ffff888216edd110\n"
+      "[    1.2] RIP: 0010:__udp6_lib_lookup+0x10e/0x3e0\n",
+      "t");
+  BOOST_REQUIRE_EQUAL(reports.size(), 2u);
+  BOOST_TEST(reports[0].text.find("RIP:") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(allocation_failure_stack_ends_a_console_reports_text) {
+  const auto reports = parse_log(
+      "[    1.0] WARNING: CPU: 1 PID: 1 at lib/debugobjects.c:291 debug_print_object+0x166/0x220\n"
+      "[    1.1] syz-executor3: vmalloc: allocation failure: 0 bytes, mode:0x14000c0(GFP_KERNEL)\n"
+      "[    1.2] RIP: 0010:debug_print_object+0x166/0x220\n",
+      "t");
+  BOOST_REQUIRE_GE(reports.size(), 1u);
+  BOOST_TEST(reports[0].text.find("RIP:") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(user_space_echo_does_not_split_a_task_context_report) {
+  const auto reports = parse_log(
+      "[  554.8][T11919] WARNING: CPU: 0 PID: 11919 at kernel/rcu/srcutree.c:653 cleanup_srcu_struct+0x37c/0x520\n"
+      "2024/06/11 12:53:40 SYZFATAL: failed to recv *flatrpc.HostMessageRaw: EOF\n"
+      "[  555.0][T11919] Call Trace:\n"
+      "[  555.1][T11919]  kvm_put_kvm+0x8df/0xb80\n",
+      "t");
+  BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+  BOOST_TEST(reports[0].frames.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(slub_history_stays_in_its_report) {
+  const auto reports = parse_log(
+      "BUG kmalloc-64 (Not tainted): Poison overwritten\n"
+      "INFO: Allocated in hotkey_init+0x1/0x2 age=14 cpu=1 pid=1333\n"
+      " __slab_alloc+0x1/0x2\n"
+      "INFO: Freed in hotkey_exit+0x50/0xb0 [thinkpad_acpi] age=14 cpu=1 pid=1333\n"
+      "INFO: Slab 0xf4d5ea20 objects=17 used=17 fp=0x  (null) flags=0x40000080\n",
+      "t");
+  BOOST_TEST(reports.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(swapped_kernel_bug_and_invalid_opcode_are_one_report) {
+  const auto reports = parse_log(
+      "invalid opcode: 0000 [#1] SMP PTI\n"
+      "kernel BUG at arch/x86/kvm/mmu/mmu.c:3722!\n"
+      "Call Trace:\n"
+      " kvm_mmu_page_fault+0x1/0x2\n",
+      "t");
+  BOOST_TEST(reports.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(text_is_bounded) {
+  std::string log = "[    1.0] BUG: soft lockup - CPU#0 stuck for 22s! [syz:1]\n";
+  for (int i = 0; i < 3000; ++i) log += "[    1.1]  foo+0x1/0x2\n";
+  ParserLimits limits;
+  limits.max_text_lines = 100;
+  const auto reports = parse_log(log, "t", limits);
+  BOOST_REQUIRE_GE(reports.size(), 1u);
+  BOOST_TEST(static_cast<std::size_t>(std::count(reports[0].text.begin(), reports[0].text.end(), '\n')) < 100u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,167 @@
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+
+#include "analysis/analyze_report.h"
+#include "analysis/frame_roles.h"
+#include "analysis/line_pattern.h"
+#include "analysis/title_engine.h"
+#include "analysis/title_normalize.h"
+#include "text/log_parser.h"
+
+using namespace btaudit;
+
+namespace {
+
+// The title of the first report of a console log, as `btaudit analyze` prints it.
+std::string first_title(const std::string& log) {
+  auto reports = parse_log(log, "t");
+  if (reports.empty()) return "<no report>";
+  analyze_report(reports[0]);
+  return reports[0].title;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(title)
+
+BOOST_AUTO_TEST_CASE(warning_is_named_by_the_first_frame_from_rip) {
+  BOOST_TEST(first_title("[  1.0] WARNING: CPU: 0 PID: 1 at net/core/dev.c:12 dev_watchdog+0x1/0x2\n"
+                         "[  1.1] Modules linked in:\n"
+                         "[  1.2] RIP: 0010:dev_watchdog+0x1/0x2\n"
+                         "[  1.3] Call Trace:\n"
+                         "[  1.4]  call_timer_fn+0x1/0x2\n") == "WARNING in dev_watchdog");
+}
+
+BOOST_AUTO_TEST_CASE(old_warning_without_rip_falls_back_to_the_call_trace) {
+  BOOST_TEST(first_title("[  1.0] WARNING: CPU: 0 PID: 1 at drivers/usb/core/urb.c:1 foo_probe+0x1/0x2\n"
+                         "[  1.1] Call Trace:\n"
+                         "[  1.2]  [<ffffffff81234567>] dump_stack+0x1/0x2\n"
+                         "[  1.3]  [<ffffffff81234567>] warn_slowpath_null+0x1/0x2\n"
+                         "[  1.4]  [<ffffffff81234567>] ion_ioctl+0x1/0x2\n") == "WARNING in ion_ioctl");
+}
+
+BOOST_AUTO_TEST_CASE(pre_3_12_warning_is_worded_like_later_ones) {
+  BOOST_TEST(first_title("WARNING: at net/sched/sch_generic.c:255 dev_watchdog+0x238/0x250()\n"
+                         "Call Trace:\n"
+                         " [<ffffffff8106933f>] warn_slowpath_common+0x7f/0xc0\n"
+                         " [<ffffffff81069436>] warn_slowpath_fmt+0x46/0x50\n"
+                         " [<ffffffff814a5e78>] dev_watchdog+0x238/0x250\n") == "WARNING in dev_watchdog");
+}
+
+BOOST_AUTO_TEST_CASE(generic_frames_are_skipped) {
+  // mutex_lock and memcpy never name a bug.
+  BOOST_TEST(first_title("[  1.0] general protection fault: 0000 [#1] SMP KASAN\n"
+                         "[  1.1] RIP: 0010:memcpy+0x1/0x2\n"
+                         "[  1.2] Call Trace:\n"
+                         "[  1.3]  mutex_lock_nested+0x1/0x2\n"
+                         "[  1.4]  tipc_subscrb_subscrp_delete+0x1/0x2\n") ==
+             "general protection fault in tipc_subscrb_subscrp_delete");
+}
+
+BOOST_AUTO_TEST_CASE(kasan_title_has_access_kind_and_function) {
+  BOOST_TEST(first_title("[  1.0] BUG: KASAN: use-after-free in consume_skb+0x3b/0x2f0\n"
+                         "[  1.1] Read of size 4 at addr ffff8801c8b2f9c4 by task syz/123\n"
+                         "[  1.2] Call Trace:\n"
+                         "[  1.3]  dump_stack+0x1/0x2\n") == "KASAN: use-after-free Read in consume_skb");
+}
+
+BOOST_AUTO_TEST_CASE(kasan_without_access_line_is_the_corrupted_form) {
+  BOOST_TEST(first_title("[  1.0] BUG: KASAN: slab-out-of-bounds in ip6_fragment at addr ffff8801c8b2f9c4\n") ==
+             "KASAN: slab-out-of-bounds in ip6_fragment at addr ADDR");
+}
+
+BOOST_AUTO_TEST_CASE(hung_task_on_an_rcu_grace_period_is_one_bucket) {
+  BOOST_TEST(first_title("[  1.0] INFO: task syz:123 blocked for more than 143 seconds.\n"
+                         "[  1.1] Call Trace:\n"
+                         "[  1.2]  __schedule+0x1/0x2\n"
+                         "[  1.3]  schedule+0x1/0x2\n"
+                         "[  1.4]  synchronize_rcu_expedited+0x1/0x2\n"
+                         "[  1.5]  fib6_net_exit+0x1/0x2\n") == "INFO: task hung in synchronize_rcu");
+}
+
+BOOST_AUTO_TEST_CASE(stall_is_named_above_the_syscall_dispatcher) {
+  // The loop's top frame is random; the frame just above vfs_write names the stall.
+  BOOST_TEST(first_title("[  1.0] INFO: rcu_sched self-detected stall on CPU\n"
+                         "[  1.1]  <IRQ>\n"
+                         "[  1.2]  apic_timer_interrupt+0x1/0x2\n"
+                         "[  1.3]  </IRQ>\n"
+                         "[  1.4] RIP: 0010:seq_poll_loop+0x1/0x2\n"
+                         "[  1.5]  seq_poll_loop+0x1/0x2\n"
+                         "[  1.6]  snd_seq_oss_write+0x1/0x2\n"
+                         "[  1.7]  vfs_write+0x1/0x2\n"
+                         "[  1.8]  ksys_write+0x1/0x2\n") == "INFO: rcu detected stall in snd_seq_oss_write");
+}
+
+BOOST_AUTO_TEST_CASE(syscall_wrappers_lose_their_prefix) {
+  BOOST_TEST(first_title("[  1.0] BUG: soft lockup - CPU#0 stuck for 22s! [syz:1]\n"
+                         "[  1.1] RIP: 0010:_raw_spin_unlock_irqrestore+0x1/0x2\n"
+                         "[  1.2] Call Trace:\n"
+                         "[  1.3]  __x64_sys_rmdir+0x1/0x2\n"
+                         "[  1.4]  do_syscall_64+0x1/0x2\n") == "BUG: soft lockup in sys_rmdir");
+}
+
+BOOST_AUTO_TEST_CASE(lockdep_deadlock_is_named_by_the_lock_being_taken) {
+  BOOST_TEST(first_title("[  1.0] WARNING: possible circular locking dependency detected\n"
+                         "[  1.1] syz/123 is trying to acquire lock:\n"
+                         "[  1.2]  (&tty->termios_rwsem){++++}, at: [<ffffffff81234567>] tty_buffer_flush+0x1/0x2\n"
+                         "[  1.3] but task is already holding lock:\n") == "possible deadlock in tty_buffer_flush");
+}
+
+BOOST_AUTO_TEST_CASE(no_frame_gives_a_corrupted_title) {
+  BOOST_TEST(first_title("[  1.0] WARNING: CPU: 0 PID: 1 at kernel/foo.c:12 foo+0x1/0x2\n") == "WARNING in corrupted");
+}
+
+BOOST_AUTO_TEST_CASE(panic_reason_is_the_title) {
+  BOOST_TEST(first_title("[  1.0] Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000009\n") ==
+             "kernel panic: Attempted to kill init!");
+}
+
+BOOST_AUTO_TEST_CASE(lines_no_rule_claims_get_no_rule_title) {
+  BOOST_TEST(!title_from_rules("Oops: 0000 [#1] SMP\nCall Trace:\n foo+0x1/0x2"));
+  BOOST_TEST(!title_from_rules(""));
+}
+
+BOOST_AUTO_TEST_CASE(normalization_replaces_numbers_addresses_and_ids) {
+  BOOST_TEST(normalize_title("INFO: Freed in fasync_free_rcu age=624 cpu=0 pid=3") ==
+             "INFO: Freed in fasync_free_rcu age=NUM cpu=NUM pid=NUM");
+  BOOST_TEST(normalize_title("KASAN: slab-out-of-bounds in ip6_fragment at addr ffff8801c8b2f9c4") ==
+             "KASAN: slab-out-of-bounds in ip6_fragment at addr ADDR");
+  BOOST_TEST(normalize_title("WARNING: at kernel/watchdog.c:245 watchdog_overflow_callback+0x9c/0xd0()") ==
+             "WARNING: at kernel/watchdog.c:LINE watchdog_overflow_callback()");
+  BOOST_TEST(normalize_title("task syz-executor.3/1234 in nl802154_add_llsec_key") ==
+             "task syz-executor in nl802154_add_llsec_key");
+}
+
+BOOST_AUTO_TEST_CASE(line_patterns_capture_and_anchor) {
+  std::vector<std::string_view> caps;
+  BOOST_TEST(find_pattern("at: {p}{F}", " (&mm->mmap_sem), at: [<ffffffff8123>] __might_fault+0xed/0x1d0", &caps));
+  BOOST_REQUIRE_EQUAL(caps.size(), 1u);
+  BOOST_TEST(caps[0] == "__might_fault");
+  BOOST_TEST(!find_pattern("^{F}", " ? foo+0x1/0x2", nullptr));
+  caps.clear();
+  BOOST_TEST(find_pattern("WARNING: * at {S} {F}", "WARNING: CPU: 0 PID: 1 at fs/a.c:12 foo+0x1/0x2", &caps));
+  BOOST_REQUIRE_EQUAL(caps.size(), 2u);
+  BOOST_TEST(caps[0] == "fs/a.c:12");
+}
+
+BOOST_AUTO_TEST_CASE(skip_patterns_anchor_at_either_end) {
+  BOOST_TEST(matches_frame_pattern("mutex_lock_nested", "^mutex_"));
+  BOOST_TEST(!matches_frame_pattern("tty_mutex_lock", "^mutex_"));
+  BOOST_TEST(matches_frame_pattern("do_int3_trap", "_trap$"));
+  BOOST_TEST(matches_frame_pattern("down", "^down$"));
+  BOOST_TEST(!matches_frame_pattern("shutdown", "^down$"));
+  BOOST_TEST(is_generic_title_frame("__kmalloc"));
+  BOOST_TEST(is_generic_title_frame("crc32_le"));
+  BOOST_TEST(!is_generic_title_frame("tipc_nametbl_unsubscribe"));
+}
+
+BOOST_AUTO_TEST_CASE(hostile_lines_stay_bounded) {
+  const std::string line(1024, '*');
+  BOOST_TEST(!find_pattern("a*b*c*d{Z}e", line, nullptr));
+  std::string text;
+  for (int i = 0; i < 2000; ++i) text += "WARNING: " + std::string(200, 'x') + "\n";
+  BOOST_TEST(title_from_rules(text).has_value());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
