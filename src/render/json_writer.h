@@ -112,7 +112,13 @@ class JsonWriter {
   // console logs hold arbitrary bytes and the output must stay valid JSON.
   void append_utf8_or_replacement(std::string_view s, std::size_t& i) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
-    std::size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+    std::size_t n = 0;  // the sequence length a valid lead byte announces
+    if (c >= 0xc2 && c <= 0xdf)
+      n = 2;
+    else if (c >= 0xe0 && c <= 0xef)
+      n = 3;
+    else if (c >= 0xf0 && c <= 0xf4)
+      n = 4;
     bool ok = n != 0 && i + n <= s.size();
     for (std::size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
     if (ok && n == 3) {
