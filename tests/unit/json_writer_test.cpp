@@ -1,4 +1,205 @@
+// JsonWriter: every document it writes must parse (nlohmann::json is the
+// reference parser, strict about UTF-8), and strings must come back as they
+// went in, except invalid UTF-8, which becomes U+FFFD.
+#include "render/json_writer.h"
+
 #include <boost/test/unit_test.hpp>
+#include <cstdint>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+
+#include "render/report_json.h"
+
+using btaudit::JsonWriter;
+using nlohmann::json;
+using namespace std::string_literals;
+
+namespace {
+
+const std::string kReplacement = "\xef\xbf\xbd";  // U+FFFD in UTF-8
+
+// Writes `s` as a key and as a value and parses the document back.
+json round_trip(std::string_view s) {
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object();
+  w.field("v", s);
+  w.key(s);
+  w.value(true);
+  w.end_object();
+  BOOST_REQUIRE_MESSAGE(json::accept(out), "not valid JSON: " << out);
+  return json::parse(out);
+}
+
+std::string value_of(std::string_view s) { return round_trip(s)["v"].get<std::string>(); }
+
+}  // namespace
 
 BOOST_AUTO_TEST_SUITE(json_writer)
+
+BOOST_AUTO_TEST_CASE(empty_containers) {
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object();
+  w.key("a");
+  w.begin_array();
+  w.end_array();
+  w.key("o");
+  w.begin_object();
+  w.end_object();
+  w.end_object();
+  BOOST_TEST(out == R"({"a":[],"o":{}})");
+}
+
+BOOST_AUTO_TEST_CASE(commas_between_siblings_at_every_depth) {
+  std::string out;
+  JsonWriter w(out);
+  w.begin_array();
+  w.value(1);
+  w.begin_object();
+  w.field("x", 1);
+  w.key("y");
+  w.begin_array();
+  w.value("a");
+  w.null();
+  w.begin_array();
+  w.end_array();
+  w.end_array();
+  w.field("z", false);
+  w.end_object();
+  w.begin_object();
+  w.end_object();
+  w.value("last");
+  w.end_array();
+  const json doc = json::parse(out);
+  BOOST_TEST(doc == json::parse(R"([1,{"x":1,"y":["a",null,[]],"z":false},{},"last"])"));
+}
+
+BOOST_AUTO_TEST_CASE(scalars_keep_their_type_and_range) {
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object();
+  w.field("min", std::numeric_limits<std::int64_t>::min());
+  w.field("max", std::numeric_limits<std::int64_t>::max());
+  w.field("umax", std::numeric_limits<std::uint64_t>::max());  // kernel addresses use all 64 bits
+  w.field("int", -42);
+  w.field("unsigned", 42u);
+  w.field("t", true);
+  w.field("f", false);
+  w.field("cstr", "text");
+  w.end_object();
+  const json doc = json::parse(out);
+  BOOST_TEST(doc["min"].get<std::int64_t>() == std::numeric_limits<std::int64_t>::min());
+  BOOST_TEST(doc["max"].get<std::int64_t>() == std::numeric_limits<std::int64_t>::max());
+  BOOST_TEST(doc["umax"].get<std::uint64_t>() == std::numeric_limits<std::uint64_t>::max());
+  BOOST_TEST(doc["int"].get<int>() == -42);
+  BOOST_TEST(doc["unsigned"].get<unsigned>() == 42u);
+  BOOST_TEST(doc["t"].get<bool>());
+  BOOST_TEST(!doc["f"].get<bool>());
+  BOOST_TEST(doc["cstr"].get<std::string>() == "text");
+}
+
+BOOST_AUTO_TEST_CASE(optional_is_null_or_value) {
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object();
+  w.field("none", std::optional<std::string>{});
+  w.field("some", std::optional<std::string>{"f"});
+  w.field("n", std::optional<std::uint64_t>{});
+  w.field("addr", std::optional<std::uint64_t>{0xffffffff81000000ull});
+  w.end_object();
+  const json doc = json::parse(out);
+  BOOST_TEST(doc["none"].is_null());
+  BOOST_TEST(doc["some"].get<std::string>() == "f");
+  BOOST_TEST(doc["n"].is_null());
+  BOOST_TEST(doc["addr"].get<std::uint64_t>() == 0xffffffff81000000ull);
+}
+
+BOOST_AUTO_TEST_CASE(quotes_backslashes_and_whitespace_escapes) {
+  const std::string s = "say \"hi\" \\ path C:\\x\n\r\t/end";
+  BOOST_TEST(value_of(s) == s);
+  BOOST_TEST(round_trip(s).contains(s));  // as a key too
+}
+
+BOOST_AUTO_TEST_CASE(every_control_character_round_trips) {
+  std::string s;
+  for (int c = 0; c < 0x20; ++c) s.push_back(static_cast<char>(c));
+  s.push_back('\x7f');
+  std::string out;
+  JsonWriter w(out);
+  w.value(std::string_view(s));
+  for (const char c : out) BOOST_TEST(static_cast<unsigned char>(c) >= 0x20, "raw control byte in " << out);
+  BOOST_TEST(json::parse(out).get<std::string>() == s);
+  BOOST_TEST(value_of("\0"s) == "\0"s);  // NUL inside a console line
+}
+
+BOOST_AUTO_TEST_CASE(valid_utf8_is_kept) {
+  for (const std::string s : {"caf\xc3\xa9", "\xe2\x82\xac 5", "\xf0\x9f\x98\x80", "\xed\x9f\xbf", "\xee\x80\x80",
+                              "\xf4\x8f\xbf\xbf", "\xc2\x80"}) {
+    BOOST_TEST(value_of(s) == s);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(invalid_utf8_becomes_replacement_characters) {
+  const struct {
+    const char* what;
+    std::string in;
+    std::string out;
+  } cases[] = {
+      {"lone continuation byte", "a\x80z", "a" + kReplacement + "z"},
+      {"overlong two-byte C0", "\xc0\xaf", kReplacement + kReplacement},
+      {"overlong two-byte C1", "\xc1\xbf", kReplacement + kReplacement},
+      {"overlong three-byte", "\xe0\x80\xaf", kReplacement + kReplacement + kReplacement},
+      {"UTF-16 surrogate", "\xed\xa0\x80", kReplacement + kReplacement + kReplacement},
+      {"above U+10FFFF", "\xf4\x90\x80\x80", kReplacement + kReplacement + kReplacement + kReplacement},
+      {"sequence cut by end of string", "ok\xe2\x82", "ok" + kReplacement + kReplacement},
+      {"sequence cut by ASCII", "\xe2\x82z", kReplacement + kReplacement + "z"},
+      {"lead byte F5", "\xf5\x80\x80\x80", kReplacement + kReplacement + kReplacement + kReplacement},
+      {"lead byte FF + two continuations", "\xff\x84\x84", kReplacement + kReplacement + kReplacement},
+      {"lead byte F8 + three continuations", "\xf8\x88\x80\x80",
+       kReplacement + kReplacement + kReplacement + kReplacement},
+      {"lead byte FE", "\xfe", kReplacement},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.what) { BOOST_TEST(value_of(c.in) == c.out); }
+  }
+}
+
+// Random bytes, biased toward the troublesome ones: whatever comes in, the
+// document parses, and ASCII-only strings come back unchanged.
+BOOST_AUTO_TEST_CASE(random_bytes_always_give_valid_json) {
+  std::mt19937 rng(1129);  // fixed seed: a failure is reproducible
+  const std::string interesting = "\"\\\n\r\t\x7f\x80\xbf\xc0\xc2\xdf\xe0\xed\xef\xf0\xf4\xf5\xff\0a "s;
+  std::uniform_int_distribution<int> len(0, 40);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::uniform_int_distribution<std::size_t> pick(0, interesting.size() - 1);
+  for (int round = 0; round < 5000; ++round) {
+    std::string s;
+    const int n = len(rng);
+    for (int i = 0; i < n; ++i) s.push_back(rng() % 2 ? interesting[pick(rng)] : static_cast<char>(byte(rng)));
+    std::string out;
+    JsonWriter w(out);
+    w.begin_array();
+    w.value(std::string_view(s));
+    w.end_array();
+    BOOST_TEST_CONTEXT("round " << round) {
+      BOOST_REQUIRE_MESSAGE(json::accept(out), "invalid JSON for input of " << s.size() << " bytes");
+      bool ascii = true;
+      for (const char c : s) ascii = ascii && static_cast<unsigned char>(c) < 0x80;
+      if (ascii) BOOST_TEST(json::parse(out)[0].get<std::string>() == s);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(render_json_of_no_reports_is_a_document) {
+  const json doc = json::parse(btaudit::render_json({}));
+  BOOST_TEST(doc["btaudit"].is_string());
+  BOOST_TEST(doc["reports"].is_array());
+  BOOST_TEST(doc["reports"].empty());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
