@@ -18,6 +18,10 @@ a = ap.parse_args()
 if not os.path.exists(a.vmlinux):
     print(f'{a.vmlinux} is absent: skipped (../shared/lab/make-lab.sh install brings it)')
     sys.exit(77)
+a.logs = [l for l in a.logs if os.path.exists(l)]
+if not a.logs:
+    print('no lab console logs: skipped')
+    sys.exit(77)
 reasons = collections.Counter()
 false_stale = flagged = q = 0
 flagged_frames = []
