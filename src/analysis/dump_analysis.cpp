@@ -9,41 +9,49 @@
 
 namespace btaudit {
 
-DumpAnalysis analyze_dump(KdumpDump& dump, const DumpAnalysisOptions& options) {
+namespace {
+
+constexpr int kMaxCpus = 8192;  // as read_irq_state: more is a corrupt register table
+
+}  // namespace
+
+DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreInfo* log_info,
+                          const DumpAnalysisOptions& options) {
   DumpAnalysis a;
-  a.path = dump.path();
-  a.format = dump.format();
-  a.release = dump.vmcoreinfo("OSRELEASE").value_or("");
+  a.path = facts.path;
+  a.format = facts.format;
+  a.release = facts.release;
   a.vmlinux = options.vmlinux;
   if (a.vmlinux.empty() || a.vmlinux == "auto") {
-    if (a.release.empty()) throw DumpError(dump.path() + ": VMCOREINFO names no release; give --vmlinux");
+    if (a.release.empty()) throw DumpError(facts.path + ": VMCOREINFO names no release; give --vmlinux");
     a.vmlinux = "/usr/lib/debug/boot/vmlinux-" + a.release;
   }
   a.info = KernelDebugInfo::open(a.vmlinux, DebugInfoOptions{});
   if (auto rel = a.info->release(); rel && !a.release.empty() && *rel != a.release)
-    throw DumpError(dump.path() + ": the dump is release " + a.release + " but " + a.vmlinux + " is " + *rel +
+    throw DumpError(facts.path + ": the dump is release " + a.release + " but " + a.vmlinux + " is " + *rel +
                     " (wrong vmlinux)");
   a.types = std::make_unique<KernelTypes>(*a.info);
-  a.kaslr = static_cast<std::int64_t>(dump.vmcoreinfo_number("KERNELOFFSET", 16).value_or(0));
+  a.kaslr = facts.kaslr;
   a.layout = detect_layout(*a.info, *a.types, a.kaslr);
   std::vector<std::map<std::string, std::uint64_t>> regs;
   std::vector<std::string> sources;
-  for (const CpuRegisters& r : dump.cpu_registers()) {
+  for (const CpuRegisters& r : facts.cpu_registers) {
+    if (r.cpu < 0 || r.cpu >= kMaxCpus) continue;
     if (static_cast<std::size_t>(r.cpu) >= regs.size()) {
       regs.resize(r.cpu + 1);
       sources.resize(r.cpu + 1, "no register note for this CPU");
     }
     regs[r.cpu] = r.regs;
-    sources[r.cpu] = "NT_PRSTATUS note";
+    sources[r.cpu] = facts.registers_from;
   }
-  a.walk = walk_dump(dump, *a.info, *a.types, a.layout, regs, sources);
+  a.walk = walk_dump(memory, *a.info, *a.types, a.layout, regs, sources);
   for (const CpuWalk& cw : a.walk.cpus) a.cpu_reports.push_back(report_from_walk(cw, a.info.get()));
 
-  if (!options.with_log) return a;
+  if (!options.with_log || !log_info) return a;
   try {
-    const PrintkLog log = read_printk_log(dump);
+    const PrintkLog log = read_printk_log(memory, *log_info);
     for (const std::string& p : log.problems) a.notes.push_back("log: " + p);
-    a.reports = parse_log(format_log(log), dump.path() + " (log)");
+    a.reports = parse_log(format_log(log), facts.path + " (log)");
     for (Report& r : a.reports) analyze_report(r);
   } catch (const DumpError& e) {
     a.notes.push_back(std::string("no log: ") + e.what());

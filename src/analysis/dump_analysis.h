@@ -1,6 +1,8 @@
 // Everything btaudit says about a crash dump: each CPU's IRQ state and
 // audited walk, the reports in the dump's log, and the cross-check of the
-// report that ended a CPU against that CPU's walk.
+// report that ended a CPU against that CPU's walk. One function for every
+// front end: btaudit vmcore (libkdumpfile) and the crash extension (crash's
+// readmem) differ only in the MemorySource and DumpFacts they pass.
 #pragma once
 #include <memory>
 #include <string>
@@ -10,9 +12,12 @@
 #include "debuginfo/kernel_debuginfo.h"
 #include "debuginfo/kernel_types.h"
 #include "model/report.h"
+#include "memory/memory_source.h"
 #include "vmcore/cpu_walk.h"
-#include "vmcore/kdump_dump.h"
+#include "vmcore/dump_error.h"
+#include "vmcore/dump_facts.h"
 #include "vmcore/kernel_layout.h"
+#include "vmcore/vmcoreinfo.h"
 
 namespace btaudit {
 
@@ -34,7 +39,10 @@ struct DumpAnalysisOptions {
   bool with_log = true;
 };
 
+// `memory` is the dump's kernel memory, `facts` what the dump says about itself,
+// `log_info` the VMCOREINFO that lays out its printk ring (nullptr: no log read).
 // Throws DumpError or DebugInfoError (wrong or missing vmlinux) with a one-line message.
-DumpAnalysis analyze_dump(KdumpDump& dump, const DumpAnalysisOptions& options);
+DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreInfo* log_info,
+                          const DumpAnalysisOptions& options);
 
 }  // namespace btaudit

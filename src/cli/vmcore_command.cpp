@@ -11,6 +11,7 @@
 #include "debuginfo/debuginfo_error.h"
 #include "render/dump_render.h"
 #include "render/dump_svg.h"
+#include "render/irqstate_text.h"
 #include "vmcore/kdump_dump.h"
 #include "vmcore/printk_log.h"
 
@@ -38,30 +39,6 @@ void print_info(KdumpDump& dump) {
   for (const CpuRegisters& c : cpus)
     std::cout << "  cpu " << c.cpu << "  rip " << hex(c.get("rip").value_or(0)) << "  rsp " << hex(c.get("rsp").value_or(0))
               << "  (NT_PRSTATUS)\n";
-}
-
-void print_irq_state(const DumpAnalysis& a) {
-  std::cout << "dump:    " << a.path << " (" << a.format << ")\nvmlinux: " << a.vmlinux << "\nlayout:  " << a.layout.era_name
-            << "; IRQ stack " << a.layout.irq_stack_size << " bytes, THREAD_SIZE " << a.layout.thread_size << "\n";
-  for (const auto& f : a.layout.fallbacks) std::cout << "note:    " << f << "\n";
-  std::cout << "\nCPU  task             PID  COMM             SP                on      IRQ stack [base, top)"
-               "                 backlink at top   in use  registers from\n";
-  for (const CpuWalk& cw : a.walk.cpus) {
-    const CpuIrqState& c = cw.state;
-    char line[400];
-    const std::string irq = c.irq_stack ? hex(c.irq_stack->begin) + "-" + hex(c.irq_stack->end) : std::string("-");
-    std::string use = "-";
-    if (c.in_use)
-      use = *c.in_use ? "yes" : "no";
-    else if (c.irq_count)
-      use = "count " + std::to_string(*c.irq_count);
-    std::snprintf(line, sizeof line, "%3d  %-16s %4s  %-16s %-17s %-7s %-37s %-17s %-7s %s\n", c.cpu,
-                  c.task ? hex(*c.task).c_str() : "-", c.pid ? std::to_string(*c.pid).c_str() : "-",
-                  c.comm.value_or("-").c_str(), c.sp ? hex(*c.sp).c_str() : "-", c.sp_stack.c_str(), irq.c_str(),
-                  c.backlink ? hex(*c.backlink).c_str() : "-", use.c_str(), c.registers_from.c_str());
-    std::cout << line;
-    for (const auto& p : c.problems) std::cout << "     problem: " << p << "\n";
-  }
 }
 
 std::string irq_state_json(const DumpAnalysis& a) {
@@ -130,7 +107,7 @@ int run_vmcore(const std::vector<std::string>& args) {
       return kExitOk;
     }
     if (action == "log") {
-      const PrintkLog log = read_printk_log(*dump);
+      const PrintkLog log = read_printk_log(*dump, *dump);
       for (const std::string& p : log.problems) std::cerr << "btaudit: warning: " << dump->path() << ": " << p << "\n";
       write_stdout(format_log(log));
       return kExitOk;
@@ -138,13 +115,13 @@ int run_vmcore(const std::vector<std::string>& args) {
     DumpAnalysisOptions options;
     options.vmlinux = vmlinux;
     options.with_log = action == "analyze";
-    const DumpAnalysis a = analyze_dump(*dump, options);
+    const DumpAnalysis a = analyze_dump(*dump, dump->facts(), dump.get(), options);
     if (format == "svg") {
       write_stdout(render_dump_svg(a));
     } else if (format == "json") {
       write_stdout(action == "irqstate" ? irq_state_json(a) : render_dump_json(a));
     } else if (action == "irqstate") {
-      print_irq_state(a);
+      write_stdout(render_irq_state_text(a));
     } else {
       write_stdout(render_dump_text(a, style, cpu, action == "analyze"));
     }

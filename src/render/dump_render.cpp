@@ -39,7 +39,7 @@ std::string describe(const Frame& f) {
 
 }  // namespace
 
-std::string render_dump_json(const DumpAnalysis& a) {
+std::string render_dump_json(const DumpAnalysis& a, int only_cpu) {
   std::string out;
   JsonWriter w(out);
   w.begin_object();
@@ -68,6 +68,7 @@ std::string render_dump_json(const DumpAnalysis& a) {
   for (std::size_t i = 0; i < a.walk.cpus.size(); ++i) {
     const CpuWalk& cw = a.walk.cpus[i];
     const CpuIrqState& c = cw.state;
+    if (only_cpu >= 0 && c.cpu != only_cpu) continue;
     w.begin_object();
     w.field("cpu", c.cpu);
     w.key("task");
@@ -201,6 +202,12 @@ std::string render_dump_text(const DumpAnalysis& a, const TextStyle& style, int 
   }
   if (!with_reports) return out;
   out += "\n";
+  out += render_dump_reports_text(a, style);
+  return out;
+}
+
+std::string render_dump_reports_text(const DumpAnalysis& a, const TextStyle& style) {
+  std::string out;
   if (a.reports.empty()) out += "no kernel report in the dump's log\n";
   for (const Report& r : a.reports) out += render_text(r, style);
   for (const Crosscheck& c : a.checks) {

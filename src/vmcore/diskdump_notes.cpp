@@ -1,5 +1,7 @@
 #include "vmcore/diskdump_notes.h"
 
+#include "vmcore/prstatus.h"
+
 #include <cstring>
 #include <fstream>
 
@@ -8,11 +10,6 @@ namespace btaudit {
 namespace {
 
 constexpr std::uint64_t kMaxNotes = 16 * 1024 * 1024;  // no real note area is larger
-constexpr std::size_t kPrRegOffset = 112;            // offsetof(struct elf_prstatus, pr_reg) on x86-64
-constexpr std::size_t kPrPidOffset = 32;
-constexpr const char* kRegNames[] = {"r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9",
-                                     "r8",  "rax", "rcx", "rdx", "rsi", "rdi", "orig_rax", "rip", "cs",
-                                     "rflags", "rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs", "gs"};
 
 template <typename T>
 bool get(const std::vector<char>& b, std::size_t off, T& v) {
@@ -57,18 +54,9 @@ std::vector<PrstatusNote> read_diskdump_prstatus(const std::string& path) {
     const std::size_t desc_at = name_at + ((namesz + 3) & ~3u);
     const std::size_t next = desc_at + ((descsz + 3) & ~3u);
     if (namesz > 4096 || descsz > kMaxNotes || next > notes.size() || next <= pos) break;
-    if (type == 1 && namesz >= 4 && std::memcmp(notes.data() + name_at, "CORE", 4) == 0 &&
-        descsz >= kPrRegOffset + sizeof kRegNames / sizeof kRegNames[0] * 8) {
-      PrstatusNote n;
-      std::int32_t pid = 0;
-      get(notes, desc_at + kPrPidOffset, pid);
-      n.pid = pid;
-      for (std::size_t r = 0; r < sizeof kRegNames / sizeof kRegNames[0]; ++r) {
-        std::uint64_t v = 0;
-        get(notes, desc_at + kPrRegOffset + r * 8, v);
-        n.regs[kRegNames[r]] = v;
-      }
-      out.push_back(std::move(n));
+    if (type == 1 && namesz >= 4 && std::memcmp(notes.data() + name_at, "CORE", 4) == 0) {
+      const std::span<const std::uint8_t> desc(reinterpret_cast<const std::uint8_t*>(notes.data()) + desc_at, descsz);
+      if (auto regs = parse_prstatus_desc(desc)) out.push_back(PrstatusNote{regs->pid, std::move(regs->regs)});
     }
     pos = next;
   }

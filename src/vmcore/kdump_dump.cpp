@@ -67,16 +67,6 @@ std::optional<std::string> KdumpDump::vmcoreinfo(const std::string& key) {
   return std::string(val);
 }
 
-std::optional<std::uint64_t> KdumpDump::vmcoreinfo_number(const std::string& key, int base) {
-  auto s = vmcoreinfo(key);
-  if (!s || s->empty()) return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(s->c_str(), &end, base);
-  if (errno != 0 || end == s->c_str()) return std::nullopt;
-  return v;
-}
-
 std::optional<std::uint64_t> KdumpDump::vmcoreinfo_symbol(const std::string& name) {
   kdump_addr_t addr = 0;
   if (kdump_vmcoreinfo_symbol(ctx_, name.c_str(), &addr) != KDUMP_OK) {
@@ -122,6 +112,16 @@ std::vector<CpuRegisters> KdumpDump::cpu_registers() const {
     out.push_back(std::move(r));
   }
   return out;
+}
+
+DumpFacts KdumpDump::facts() {
+  DumpFacts f;
+  f.path = path_;
+  f.format = format();
+  f.release = vmcoreinfo("OSRELEASE").value_or("");
+  f.kaslr = static_cast<std::int64_t>(vmcoreinfo_number("KERNELOFFSET", 16).value_or(0));
+  f.cpu_registers = cpu_registers();
+  return f;
 }
 
 }  // namespace btaudit

@@ -3,35 +3,22 @@
 // Address translation is libkdumpfile's (libaddrxlat), never our own.
 #pragma once
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "memory/memory_source.h"
+#include "vmcore/cpu_registers.h"
+#include "vmcore/dump_error.h"
+#include "vmcore/dump_facts.h"
+#include "vmcore/vmcoreinfo.h"
 
 struct _kdump_ctx;
 
 namespace btaudit {
 
-class DumpError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-struct CpuRegisters {
-  int cpu = 0;
-  std::map<std::string, std::uint64_t> regs;  // "rip", "rsp", "rbp", ... as libkdumpfile names them
-  std::optional<std::uint64_t> get(const std::string& name) const {
-    auto it = regs.find(name);
-    if (it == regs.end()) return std::nullopt;
-    return it->second;
-  }
-};
-
-class KdumpDump final : public MemorySource {
+class KdumpDump final : public MemorySource, public VmcoreInfo {
  public:
   // Throws DumpError naming the file when it cannot be opened as a dump.
   static std::unique_ptr<KdumpDump> open(const std::string& path);
@@ -44,11 +31,12 @@ class KdumpDump final : public MemorySource {
 
   const std::string& path() const { return path_; }
   std::string format() const;                                    // "elf", "diskdump", ...
-  std::optional<std::string> vmcoreinfo(const std::string& key);  // a VMCOREINFO line's value
-  std::optional<std::uint64_t> vmcoreinfo_number(const std::string& key, int base = 10);
-  std::optional<std::uint64_t> vmcoreinfo_symbol(const std::string& name);
+  std::optional<std::string> vmcoreinfo(const std::string& key) override;  // a VMCOREINFO line's value
+  std::optional<std::uint64_t> vmcoreinfo_symbol(const std::string& name) override;
   int cpu_count() const;
   std::vector<CpuRegisters> cpu_registers() const;  // from the dump's PRSTATUS notes
+  // Path, format, VMCOREINFO release and KASLR offset, and the registers: what analyze_dump needs besides memory.
+  DumpFacts facts();
 
  private:
   KdumpDump() = default;

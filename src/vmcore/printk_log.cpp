@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "vmcore/kdump_dump.h"
+#include "vmcore/dump_error.h"
 
 namespace btaudit {
 
@@ -19,39 +19,39 @@ struct RingLayout {
   std::uint64_t size_bits = 0, data = 0;
 };
 
-std::uint64_t need(KdumpDump& d, const std::string& key) {
+std::uint64_t need(MemorySource& m, VmcoreInfo& d, const std::string& key) {
   auto v = d.vmcoreinfo_number(key);
-  if (!v) throw DumpError(d.path() + ": VMCOREINFO has no " + key + " (not a 5.10+ printk ring buffer)");
+  if (!v) throw DumpError(m.describe() + ": VMCOREINFO has no " + key + " (not a 5.10+ printk ring buffer)");
   return *v;
 }
 
-RingLayout layout_of(KdumpDump& d) {
+RingLayout layout_of(MemorySource& m, VmcoreInfo& d) {
   RingLayout l;
   auto prb = d.vmcoreinfo_symbol("prb");
-  if (!prb) throw DumpError(d.path() + ": VMCOREINFO has no SYMBOL(prb): the log_buf format of kernels before 5.10 is not read yet");
+  if (!prb) throw DumpError(m.describe() + ": VMCOREINFO has no SYMBOL(prb): the log_buf format of kernels before 5.10 is not read yet");
   // SYMBOL(prb) is the address of the pointer "struct printk_ringbuffer *prb".
-  auto ring = d.read_u64(*prb);
-  if (!ring) throw DumpError(d.path() + ": the printk ring buffer pointer (prb) is not in the dump");
+  auto ring = m.read_u64(*prb);
+  if (!ring) throw DumpError(m.describe() + ": the printk ring buffer pointer (prb) is not in the dump");
   l.prb = *ring;
-  l.desc_ring = need(d, "OFFSET(printk_ringbuffer.desc_ring)");
-  l.text_data_ring = need(d, "OFFSET(printk_ringbuffer.text_data_ring)");
-  l.count_bits = need(d, "OFFSET(prb_desc_ring.count_bits)");
-  l.descs = need(d, "OFFSET(prb_desc_ring.descs)");
-  l.infos = need(d, "OFFSET(prb_desc_ring.infos)");
-  l.head_id = need(d, "OFFSET(prb_desc_ring.head_id)");
-  l.tail_id = need(d, "OFFSET(prb_desc_ring.tail_id)");
-  l.prb_desc_size = need(d, "SIZE(prb_desc)");
-  l.state_var = need(d, "OFFSET(prb_desc.state_var)");
-  l.text_blk_lpos = need(d, "OFFSET(prb_desc.text_blk_lpos)");
-  l.lpos_begin = need(d, "OFFSET(prb_data_blk_lpos.begin)");
-  l.lpos_next = need(d, "OFFSET(prb_data_blk_lpos.next)");
-  l.info_size = need(d, "SIZE(printk_info)");
-  l.info_seq = need(d, "OFFSET(printk_info.seq)");
-  l.info_ts = need(d, "OFFSET(printk_info.ts_nsec)");
-  l.info_text_len = need(d, "OFFSET(printk_info.text_len)");
+  l.desc_ring = need(m, d, "OFFSET(printk_ringbuffer.desc_ring)");
+  l.text_data_ring = need(m, d, "OFFSET(printk_ringbuffer.text_data_ring)");
+  l.count_bits = need(m, d, "OFFSET(prb_desc_ring.count_bits)");
+  l.descs = need(m, d, "OFFSET(prb_desc_ring.descs)");
+  l.infos = need(m, d, "OFFSET(prb_desc_ring.infos)");
+  l.head_id = need(m, d, "OFFSET(prb_desc_ring.head_id)");
+  l.tail_id = need(m, d, "OFFSET(prb_desc_ring.tail_id)");
+  l.prb_desc_size = need(m, d, "SIZE(prb_desc)");
+  l.state_var = need(m, d, "OFFSET(prb_desc.state_var)");
+  l.text_blk_lpos = need(m, d, "OFFSET(prb_desc.text_blk_lpos)");
+  l.lpos_begin = need(m, d, "OFFSET(prb_data_blk_lpos.begin)");
+  l.lpos_next = need(m, d, "OFFSET(prb_data_blk_lpos.next)");
+  l.info_size = need(m, d, "SIZE(printk_info)");
+  l.info_seq = need(m, d, "OFFSET(printk_info.seq)");
+  l.info_ts = need(m, d, "OFFSET(printk_info.ts_nsec)");
+  l.info_text_len = need(m, d, "OFFSET(printk_info.text_len)");
   l.info_caller = d.vmcoreinfo_number("OFFSET(printk_info.caller_id)");
-  l.size_bits = need(d, "OFFSET(prb_data_ring.size_bits)");
-  l.data = need(d, "OFFSET(prb_data_ring.data)");
+  l.size_bits = need(m, d, "OFFSET(prb_data_ring.size_bits)");
+  l.data = need(m, d, "OFFSET(prb_data_ring.data)");
   return l;
 }
 
@@ -63,8 +63,8 @@ constexpr std::uint64_t kMaxDataBits = 31;
 
 }  // namespace
 
-PrintkLog read_printk_log(KdumpDump& dump) {
-  const RingLayout l = layout_of(dump);
+PrintkLog read_printk_log(MemorySource& dump, VmcoreInfo& lines) {
+  const RingLayout l = layout_of(dump, lines);
   const std::uint64_t dr = l.prb + l.desc_ring;
   const std::uint64_t tr = l.prb + l.text_data_ring;
   auto count_bits = dump.read_u32(dr + l.count_bits);
@@ -75,9 +75,9 @@ PrintkLog read_printk_log(KdumpDump& dump) {
   auto size_bits = dump.read_u32(tr + l.size_bits);
   auto data = dump.read_u64(tr + l.data);
   if (!count_bits || !descs || !infos || !head || !tail || !size_bits || !data)
-    throw DumpError(dump.path() + ": the printk ring buffer at " + std::to_string(l.prb) + " cannot be read");
+    throw DumpError(dump.describe() + ": the printk ring buffer at " + std::to_string(l.prb) + " cannot be read");
   if (*count_bits > kMaxDescBits || *size_bits > kMaxDataBits)
-    throw DumpError(dump.path() + ": the printk ring buffer header is corrupt (count_bits " +
+    throw DumpError(dump.describe() + ": the printk ring buffer header is corrupt (count_bits " +
                     std::to_string(*count_bits) + ", size_bits " + std::to_string(*size_bits) + ")");
   const std::uint64_t count = std::uint64_t{1} << *count_bits;
   const std::uint64_t data_size = std::uint64_t{1} << *size_bits;

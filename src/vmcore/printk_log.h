@@ -8,10 +8,9 @@
 #include <vector>
 
 #include "memory/memory_source.h"
+#include "vmcore/vmcoreinfo.h"
 
 namespace btaudit {
-
-class KdumpDump;
 
 struct LogRecord {
   std::uint64_t seq = 0;
@@ -26,9 +25,10 @@ struct PrintkLog {
   std::vector<std::string> problems;  // records that could not be read, and why
 };
 
-// Throws DumpError when the dump holds no log btaudit can read (pre-5.10 log_buf
-// layouts are not read yet).
-PrintkLog read_printk_log(KdumpDump& dump);
+// Reads the ring through `memory`, laid out by `info`'s VMCOREINFO lines.
+// Throws DumpError (naming memory.describe()) when the dump holds no log
+// btaudit can read (pre-5.10 log_buf layouts are not read yet).
+PrintkLog read_printk_log(MemorySource& memory, VmcoreInfo& info);
 
 // The log as dmesg prints it: "[   12.345678] text" per line.
 std::string format_log(const PrintkLog& log);

@@ -1,0 +1,43 @@
+#include "render/irqstate_text.h"
+
+#include <cstdio>
+
+namespace btaudit {
+
+namespace {
+
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
+std::string render_irq_state_text(const DumpAnalysis& a) {
+  std::string out = "dump:    " + a.path + " (" + a.format + ")\nvmlinux: " + a.vmlinux + "\nlayout:  " +
+                    a.layout.era_name + "; IRQ stack " + std::to_string(a.layout.irq_stack_size) + " bytes, THREAD_SIZE " +
+                    std::to_string(a.layout.thread_size) + "\n";
+  for (const auto& f : a.layout.fallbacks) out += "note:    " + f + "\n";
+  out += "\nCPU  task             PID  COMM             SP                on      IRQ stack [base, top)"
+         "                 backlink at top   in use  registers from\n";
+  for (const CpuWalk& cw : a.walk.cpus) {
+    const CpuIrqState& c = cw.state;
+    char line[400];
+    const std::string irq = c.irq_stack ? hex(c.irq_stack->begin) + "-" + hex(c.irq_stack->end) : std::string("-");
+    std::string use = "-";
+    if (c.in_use)
+      use = *c.in_use ? "yes" : "no";
+    else if (c.irq_count)
+      use = "count " + std::to_string(*c.irq_count);
+    std::snprintf(line, sizeof line, "%3d  %-16s %4s  %-16s %-17s %-7s %-37s %-17s %-7s %s\n", c.cpu,
+                  c.task ? hex(*c.task).c_str() : "-", c.pid ? std::to_string(*c.pid).c_str() : "-",
+                  c.comm.value_or("-").c_str(), c.sp ? hex(*c.sp).c_str() : "-", c.sp_stack.c_str(), irq.c_str(),
+                  c.backlink ? hex(*c.backlink).c_str() : "-", use.c_str(), c.registers_from.c_str());
+    out += line;
+    for (const auto& p : c.problems) out += "     problem: " + p + "\n";
+  }
+  return out;
+}
+
+}  // namespace btaudit

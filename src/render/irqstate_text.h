@@ -1,0 +1,13 @@
+// The irqstate view of a dump as text: one row per CPU (task, SP and the
+// stack holding it, IRQ stack range, backlink word, in-use state). Shared by
+// `btaudit vmcore DUMP irqstate` and the crash extension's `btaudit irqstate`.
+#pragma once
+#include <string>
+
+#include "analysis/dump_analysis.h"
+
+namespace btaudit {
+
+std::string render_irq_state_text(const DumpAnalysis& a);
+
+}  // namespace btaudit
