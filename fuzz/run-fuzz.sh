@@ -28,6 +28,8 @@ for t in "${targets[@]}"; do
   [ "${FUZZ_KEEP_GOING:-0}" = 1 ] && extra+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
   echo "run-fuzz: fuzz_$t for ${seconds}s"
   # The first directory is the growing corpus; seeds and regressions are read only.
+  # (git keeps no empty folder: a target with no finding yet has none in a clone.)
+  mkdir -p "$here/regressions/$t"
   if ! "$bin" "$corpus" "$seeds/$t" "$here/regressions/$t" -max_total_time="$seconds" -timeout=30 \
       -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/" "${extra[@]}" \
       >"$build/fuzz-$t.log" 2>&1; then
