@@ -177,10 +177,22 @@ std::string render_dump_text(const DumpAnalysis& a, const TextStyle& style, int 
            " on the " + c.sp_stack + " stack; IRQ stack " +
            (c.irq_stack ? hex(c.irq_stack->begin) + "-" + hex(c.irq_stack->end) : std::string("?")) + ", in use " +
            (c.in_use ? (*c.in_use ? "yes" : "no") : "?") + "; registers from " + c.registers_from + "\n";
-    if (r.rip) out += "  RIP: " + r.rip->function.value_or("?") + "\n";
     std::string banner;
     std::size_t transition = 0;
-    for (const Frame& f : r.frames) {
+    std::size_t k = 0;  // index into r.frames: the walk's entries that are not register RIPs
+    for (const SymbolizedFrame& s : cw.frames) {
+      if (s.frame.from_regs) {
+        // A RIP from registers: the CPU's own (slot 0) or a pt_regs on a stack, as the kernel's RIP: lines.
+        std::string where = s.frame.slot ? "pt_regs at " + hex(s.frame.slot - 128) : std::string("CPU registers");
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "+0x%llx/0x%llx", static_cast<unsigned long long>(s.offset),
+                      static_cast<unsigned long long>(s.size));
+        const std::string fn = s.function ? *s.function + buf : "0x" + hex(s.frame.address);
+        out += "  RIP: " + fn + (s.module ? " [" + *s.module + "]" : std::string()) + "  (" + where + ")\n";
+        continue;
+      }
+      if (k >= r.frames.size()) break;
+      const Frame& f = r.frames[k++];
       const std::string label = stack_label(f);
       if (label != banner) {
         if (!banner.empty() && transition < cw.transitions.size()) {
