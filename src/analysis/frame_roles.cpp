@@ -88,9 +88,49 @@ bool matches_frame_pattern(std::string_view function, std::string_view pattern) 
   return function.find(pattern) != std::string_view::npos;
 }
 
+FramePatternSet::FramePatternSet(std::span<const std::string_view> patterns) : all_(patterns) {
+  for (std::string_view p : patterns) {
+    const bool anchored_head = p.starts_with('^');
+    const bool anchored_tail = p.ends_with('$');
+    std::string_view core = p;
+    if (anchored_head) core.remove_prefix(1);
+    if (anchored_tail && !core.empty()) core.remove_suffix(1);
+    if (core.empty()) {
+      other_.push_back(p);
+    } else if (anchored_head) {
+      head_[static_cast<unsigned char>(core[0])].push_back(p);
+    } else if (anchored_tail) {
+      tail_[static_cast<unsigned char>(core.back())].push_back(p);
+    } else if (core.size() < 2) {
+      other_.push_back(p);
+    } else {
+      inner_[pair(core[0], core[1])].push_back(core);
+    }
+  }
+}
+
+bool FramePatternSet::matches(std::string_view f) const {
+  if (f.empty()) {
+    for (std::string_view p : all_)
+      if (matches_frame_pattern(f, p)) return true;
+    return false;
+  }
+  for (std::string_view p : other_)
+    if (matches_frame_pattern(f, p)) return true;
+  for (std::string_view p : head_[static_cast<unsigned char>(f[0])])
+    if (matches_frame_pattern(f, p)) return true;
+  for (std::string_view p : tail_[static_cast<unsigned char>(f.back())])
+    if (matches_frame_pattern(f, p)) return true;
+  for (std::size_t i = 0; i + 1 < f.size(); ++i) {
+    for (std::string_view p : inner_[pair(f[i], f[i + 1])])
+      if (f.substr(i).starts_with(p)) return true;
+  }
+  return false;
+}
+
 bool is_generic_title_frame(std::string_view function) {
-  for (auto p : kGenericTitleSkips)
-    if (matches_frame_pattern(function, p)) return true;
+  static const FramePatternSet skips(kGenericTitleSkips);  // immutable after construction
+  if (skips.matches(function)) return true;
   return is_once_nocheck(function) || is_crc_helper(function);
 }
 

@@ -2,7 +2,10 @@
 // reports (never the culprit), the functions that end a stack's chain, and
 // interrupt/exception entry code. Lists are documented in man/btaudit.1.
 #pragma once
+#include <array>
+#include <span>
 #include <string_view>
+#include <vector>
 
 namespace btaudit {
 
@@ -19,6 +22,27 @@ bool is_entry_code(std::string_view function);
 // Whether a frame name matches a skip pattern: "^x" must start with x, "x$"
 // must end with x, "^x$" must equal x, anything else is a substring.
 bool matches_frame_pattern(std::string_view function, std::string_view pattern);
+
+// A fixed list of matches_frame_pattern patterns, indexed so that a name is compared
+// with the few patterns that can match it rather than with all of them (title rules
+// ask this of every frame they read). matches(f) is true when some pattern matches f.
+// The patterns are not copied: they must outlive the set (in practice, static tables).
+class FramePatternSet {
+ public:
+  explicit FramePatternSet(std::span<const std::string_view> patterns);
+  bool matches(std::string_view function) const;
+
+ private:
+  static constexpr std::size_t kPairBuckets = 512;
+  static std::size_t pair(char a, char b) {
+    return (static_cast<unsigned char>(a) * 31u + static_cast<unsigned char>(b)) % kPairBuckets;
+  }
+  std::span<const std::string_view> all_;
+  std::array<std::vector<std::string_view>, kPairBuckets> inner_{};  // substrings of 2+ characters, by their first two
+  std::vector<std::string_view> other_;                              // shorter substrings: tried on every name
+  std::array<std::vector<std::string_view>, 256> head_{};            // "^x" and "^x$", by x's first character
+  std::array<std::vector<std::string_view>, 256> tail_{};            // "x$", by x's last character
+};
 
 // Functions that never name a bug in a title, whatever the report: sanitizer
 // and reporting internals, locking, string and copy helpers, allocators,

@@ -180,6 +180,11 @@ std::string_view literal_prefix(std::string_view pat) {
 
 }  // namespace
 
+std::string_view pattern_literal(std::string_view pattern) {
+  if (!pattern.empty() && pattern[0] == '^') pattern.remove_prefix(1);
+  return literal_prefix(pattern);
+}
+
 bool find_pattern(std::string_view pattern, std::string_view line, std::vector<std::string_view>* caps) {
   const bool anchored = !pattern.empty() && pattern[0] == '^';
   if (anchored) pattern.remove_prefix(1);

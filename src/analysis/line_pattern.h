@@ -23,4 +23,9 @@ namespace btaudit {
 // captures are appended to `caps` (when not null) and true is returned.
 bool find_pattern(std::string_view pattern, std::string_view line, std::vector<std::string_view>* caps);
 
+// The literal text every match of `pattern` contains verbatim (its leading literal,
+// up to the first space or token; "" when it starts with one). A line without it
+// cannot match, which lets a caller trying many patterns skip them cheaply.
+std::string_view pattern_literal(std::string_view pattern);
+
 }  // namespace btaudit

@@ -61,11 +61,12 @@ bool frame_names(std::string_view s, Caps& out) {
   std::size_t i = 0;
   while (i < s.size() && s[i] == ' ') ++i;
   const std::string_view rest = s.substr(i);
-  if (find_pattern("^{P} ({I}) from {P} ({F}", rest, &out)) return true;
-  if (find_pattern("^{F}", rest, &out) || find_pattern("^{P} {F}", rest, &out) ||
-      find_pattern("^{P} {P} {F}", rest, &out))
-    return true;
-  return false;
+  if (rest.empty()) return false;
+  // Every form but the bare "{F}" starts with a "[<pc>]" and "{F}" cannot start with '[':
+  // the first character picks the patterns worth trying (this runs on every stack line).
+  if (rest[0] != '[') return find_pattern("^{F}", rest, &out);
+  return find_pattern("^{P} ({I}) from {P} ({F}", rest, &out) || find_pattern("^{P} {F}", rest, &out) ||
+         find_pattern("^{P} {P} {F}", rest, &out);
 }
 
 // The crash-site line: "RIP: 0010:foo+0x1/0x2", "IP: [<..>] foo+..", "NIP [..] foo+..",
@@ -128,7 +129,7 @@ std::string_view strip_syscall_prefix(std::string_view f) {
 
 // Frames of stalls that dispatch work: the frame above the first of them names the stall.
 bool is_stall_anchor(std::string_view f) {
-  constexpr std::string_view kAnchors[] = {
+  static constexpr std::string_view kAnchors[] = {
       "process_one_work", "do_syscall_", "do_fast_syscall_", "sysenter_dispatch", "tracesys_phase2",
       "el0_svc_handler", "invoke_syscall", "ret_fast_syscall", "netif_receive_skb", "do_softirq", "call_timer_fn",
       "_run_timers", "run_timer_softirq", "hrtimer_run", "run_ksoftirqd", "smpboot_thread_fn", "^kthread$",
@@ -142,9 +143,8 @@ bool is_stall_anchor(std::string_view f) {
       "^rtnetlink_rcv_msg", "^netlink_dump", "^socketpair", "^connect", "^ioctl", "^sys_socketpair",
       "^sys_connect", "^sys_ioctl", "__do_fault", "do_page_fault", "^page_fault$", "__fput", "task_work_run",
       "exit_to_usermode", "smp_call_function", "tasklet_action", "tasklet_hi_action"};
-  for (auto a : kAnchors)
-    if (matches_frame_pattern(f, a)) return true;
-  return false;
+  static const FramePatternSet anchors(kAnchors);  // immutable after construction
+  return anchors.matches(f);
 }
 
 int stall_frame(const std::vector<std::string>& frames, std::string& name) {
@@ -332,6 +332,7 @@ bool suppressed(const Family& fam, std::string_view line) {
 std::optional<RuleTitle> title_from_rules(std::string_view text) {
   if (text.empty()) return std::nullopt;
   Lines lines;
+  lines.reserve(64);
   for (std::size_t pos = 0; pos <= text.size();) {
     const std::size_t nl = text.find('\n', pos);
     const std::size_t end = nl == std::string_view::npos ? text.size() : nl;
@@ -355,11 +356,27 @@ std::optional<RuleTitle> title_from_rules(std::string_view text) {
 
   // The format whose title matches earliest wins; on a tie, the first that yields a title.
   // Lines are walked once: the first line where some format's title matches decides.
+  // The formats' first title patterns share a handful of leading literals ("BUG:", "WARNING:"):
+  // each line is searched for those once, and formats whose literal it lacks are not tried.
+  std::vector<std::string_view> literals;
+  std::vector<std::size_t> literal_of;
+  literal_of.reserve(fam->formats.size());
+  for (const Format& f : fam->formats) {
+    const std::string_view lit = pattern_literal(f.title.front());
+    std::size_t k = 0;
+    while (k < literals.size() && literals[k] != lit) ++k;
+    if (k == literals.size()) literals.push_back(lit);
+    literal_of.push_back(k);
+  }
+  std::vector<char> line_has(literals.size());
   std::optional<RuleTitle> best;
   for (std::size_t li = start; li < lines.size() && !best; ++li) {
     bool matched_here = false;
-    for (const Format& f : fam->formats) {
+    for (std::size_t k = 0; k < literals.size(); ++k) line_has[k] = contains(lines[li], literals[k]);
+    for (std::size_t fi = 0; fi < fam->formats.size(); ++fi) {
+      const Format& f = fam->formats[fi];
       if (best) break;
+      if (!line_has[literal_of[fi]]) continue;
       if (!find_pattern(f.title.front(), lines[li], nullptr)) continue;
       Caps tcaps;
       const auto at = match_lines(f.title, lines, li, tcaps);

@@ -139,33 +139,57 @@ int run_analyze(const std::vector<std::string>& args) {
   }
 
   int status = kExitOk;
-  std::vector<Report> reports;
   DebugInfoCache debuginfo(vmlinux, debug_options);
+  // Reports are analyzed and rendered as the parser completes them, then dropped: a log of
+  // hundreds of MB holds tens of thousands of reports, and keeping them all until the end
+  // only costs memory. The output is the same as rendering the whole list at once.
+  const bool json = format == "json";
+  JsonDocument doc;
+  TextStyle style;
+  style.colour = colour == "always" || (colour == "auto" && ::isatty(STDOUT_FILENO));
+  std::string text_out;
+  std::size_t report_count = 0;
+  constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
+  const auto sink = [&](Report&& r) {
+    analyze_report(r);
+    if (KernelDebugInfo* info = debuginfo.for_report(r)) apply_debuginfo(r, *info);
+    ++report_count;
+    if (json) {
+      doc.add(r);
+      if (doc.buffer().size() >= kFlushBytes) {
+        write_stdout(doc.buffer());
+        doc.buffer().clear();
+      }
+    } else {
+      text_out += render_text(r, style);
+      if (text_out.size() >= kFlushBytes) {
+        write_stdout(text_out);
+        text_out.clear();
+      }
+    }
+  };
   for (const std::string& path : inputs) {
-    std::string text;
+    InputBuffer input;
     try {
-      text = read_input(path);
+      input = load_input(path);
     } catch (const InputError& e) {
       std::cerr << "btaudit: " << e.what() << "\n";
       status = kExitInputError;
       continue;
     }
     const std::string name = path == "-" ? std::string("<stdin>") : path;
-    for (Report& r : parse_log(text, name)) {
-      analyze_report(r);
-      if (KernelDebugInfo* info = debuginfo.for_report(r)) apply_debuginfo(r, *info);
-      reports.push_back(std::move(r));
-    }
+    parse_log(input.view(), name, sink);
   }
 
-  if (format == "json") {
-    write_stdout(render_json(reports));
+  if (json) {
+    doc.finish();
+    write_stdout(doc.buffer());
   } else {
-    TextStyle style;
-    style.colour = colour == "always" || (colour == "auto" && ::isatty(STDOUT_FILENO));
-    if (reports.empty()) std::cout << "no kernel report found\n";
-    std::cout.flush();
-    for (const Report& r : reports) write_stdout(render_text(r, style));
+    write_stdout(text_out);
+    if (report_count == 0) {
+      std::cout << "no kernel report found\n";
+      std::cout.flush();
+    }
   }
   std::fflush(stdout);
   for (const std::string& w : debuginfo.warnings()) std::cerr << "btaudit: warning: " << w << "\n";

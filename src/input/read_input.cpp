@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <lzma.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -54,7 +55,7 @@ std::string read_all(const std::string& path, int fd, std::size_t cap) {
   return data;
 }
 
-std::string gunzip(const std::string& path, const std::string& in, std::size_t cap) {
+std::string gunzip(const std::string& path, std::string_view in, std::size_t cap) {
   z_stream zs{};
   if (inflateInit2(&zs, 15 + 32) != Z_OK) throw InputError(path, "cannot start gzip decoder");
   std::unique_ptr<z_stream, decltype(&inflateEnd)> guard(&zs, &inflateEnd);
@@ -79,7 +80,7 @@ std::string gunzip(const std::string& path, const std::string& in, std::size_t c
   return out;
 }
 
-std::string unxz(const std::string& path, const std::string& in, std::size_t cap) {
+std::string unxz(const std::string& path, std::string_view in, std::size_t cap) {
   lzma_stream ls = LZMA_STREAM_INIT;
   if (lzma_stream_decoder(&ls, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) throw InputError(path, "cannot start xz decoder");
   std::unique_ptr<lzma_stream, decltype(&lzma_end)> guard(&ls, &lzma_end);
@@ -100,7 +101,7 @@ std::string unxz(const std::string& path, const std::string& in, std::size_t cap
   return out;
 }
 
-std::string unzstd(const std::string& path, const std::string& in, std::size_t cap) {
+std::string unzstd(const std::string& path, std::string_view in, std::size_t cap) {
   std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> dctx(ZSTD_createDCtx(), &ZSTD_freeDCtx);
   if (!dctx) throw InputError(path, "cannot start zstd decoder");
   std::string out;
@@ -127,9 +128,17 @@ std::string unzstd(const std::string& path, const std::string& in, std::size_t c
   return out;
 }
 
-}  // namespace
+std::string decompress(const std::string& path, std::string_view raw, std::size_t cap, Compression c) {
+  switch (c) {
+    case Compression::Gzip: return gunzip(path, raw, cap);
+    case Compression::Xz: return unxz(path, raw, cap);
+    case Compression::Zstd: return unzstd(path, raw, cap);
+    case Compression::None: break;
+  }
+  return std::string(raw);
+}
 
-Compression detect_compression(const std::string& head) {
+Compression compression_of(std::string_view head) {
   const auto* b = reinterpret_cast<const unsigned char*>(head.data());
   if (head.size() >= 2 && b[0] == 0x1f && b[1] == 0x8b) return Compression::Gzip;
   if (head.size() >= 6 && std::memcmp(b, "\xfd" "7zXZ\0", 6) == 0) return Compression::Xz;
@@ -137,19 +146,71 @@ Compression detect_compression(const std::string& head) {
   return Compression::None;
 }
 
+}  // namespace
+
+Compression detect_compression(const std::string& head) { return compression_of(head); }
+
 std::string read_input(const std::string& path, InputLimits limits) {
   const bool is_stdin = path == "-";
   const int fd = is_stdin ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
   Fd owner(fd, !is_stdin);
   std::string raw = read_all(is_stdin ? std::string("<stdin>") : path, fd, limits.max_bytes);
-  switch (detect_compression(raw)) {
-    case Compression::Gzip: return gunzip(path, raw, limits.max_bytes);
-    case Compression::Xz: return unxz(path, raw, limits.max_bytes);
-    case Compression::Zstd: return unzstd(path, raw, limits.max_bytes);
-    case Compression::None: break;
+  const Compression c = compression_of(raw);
+  if (c == Compression::None) return raw;
+  return decompress(path, raw, limits.max_bytes, c);
+}
+
+InputBuffer::InputBuffer(const void* map, std::size_t size)
+    : map_(map), map_size_(size), view_(static_cast<const char*>(map), size) {}
+
+InputBuffer::InputBuffer(InputBuffer&& other) noexcept { *this = std::move(other); }
+
+InputBuffer& InputBuffer::operator=(InputBuffer&& other) noexcept {
+  if (this == &other) return *this;
+  release();
+  if (other.map_) {
+    map_ = std::exchange(other.map_, nullptr);
+    map_size_ = std::exchange(other.map_size_, 0);
+    view_ = std::exchange(other.view_, {});
+  } else {
+    owned_ = std::move(other.owned_);
+    view_ = owned_;
+    other.view_ = {};
   }
-  return raw;
+  return *this;
+}
+
+InputBuffer::~InputBuffer() { release(); }
+
+void InputBuffer::release() {
+  if (map_) ::munmap(const_cast<void*>(map_), map_size_);
+  map_ = nullptr;
+  map_size_ = 0;
+  owned_.clear();
+  view_ = {};
+}
+
+InputBuffer load_input(const std::string& path, InputLimits limits) {
+  if (path != "-") {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
+    Fd owner(fd, true);
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        static_cast<std::size_t>(st.st_size) <= limits.max_bytes) {
+      const auto size = static_cast<std::size_t>(st.st_size);
+      // MAP_POPULATE maps the (usually cached) pages up front instead of one fault per page.
+      void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+      if (map != MAP_FAILED) {
+        InputBuffer mapped(map, size);
+        const Compression c = compression_of(mapped.view());
+        if (c == Compression::None) return mapped;
+        return InputBuffer(decompress(path, mapped.view(), limits.max_bytes, c));
+      }
+    }
+  }
+  return InputBuffer(read_input(path, limits));  // stdin, pipes, empty files, or no mapping
 }
 
 }  // namespace btaudit

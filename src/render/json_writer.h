@@ -3,6 +3,8 @@
 // and building a DOM per report would dominate the profile; tests parse the
 // output back with nlohmann::json.
 #pragma once
+#include <array>
+#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -21,13 +23,18 @@ class JsonWriter {
   void end_array() { close(']'); }
 
   void key(std::string_view k) {
-    comma();
-    string_body(k);
-    out_.push_back(':');
+    const bool sep = take_comma();
+    if (!short_plain_string(sep, k, ':')) {
+      if (sep) out_.push_back(',');
+      string_body(k);
+      out_.push_back(':');
+    }
     after_key_ = true;
   }
   void value(std::string_view s) {
-    comma();
+    const bool sep = take_comma();
+    if (short_plain_string(sep, s, '\0')) return;
+    if (sep) out_.push_back(',');
     string_body(s);
   }
   void value(const char* s) { value(std::string_view(s)); }
@@ -35,14 +42,8 @@ class JsonWriter {
     comma();
     out_ += b ? "true" : "false";
   }
-  void value(std::int64_t v) {
-    comma();
-    out_ += std::to_string(v);
-  }
-  void value(std::uint64_t v) {
-    comma();
-    out_ += std::to_string(v);
-  }
+  void value(std::int64_t v) { integer(take_comma(), v); }
+  void value(std::uint64_t v) { integer(take_comma(), v); }
   void value(int v) { value(static_cast<std::int64_t>(v)); }
   void value(unsigned v) { value(static_cast<std::uint64_t>(v)); }
   void null() {
@@ -67,25 +68,74 @@ class JsonWriter {
   void open(char c) {
     comma();
     out_.push_back(c);
-    first_.push_back(true);
+    first_.push_back(1);
   }
   void close(char c) {
     out_.push_back(c);
     if (!first_.empty()) first_.pop_back();
   }
   void comma() {
+    if (take_comma()) out_.push_back(',');
+  }
+  // Whether a ',' must precede the next item; records that the container is no longer empty.
+  bool take_comma() {
     if (after_key_) {
       after_key_ = false;
-      return;
+      return false;
     }
-    if (!first_.empty()) {
-      if (!first_.back()) out_.push_back(',');
-      first_.back() = false;
-    }
+    if (first_.empty()) return false;
+    const bool sep = !first_.back();
+    first_.back() = false;
+    return sep;
   }
+  // The separator and the digits go out with one append; std::to_chars, not
+  // std::to_string, which would allocate a string per number.
+  template <typename Int>
+  void integer(bool sep, Int v) {
+    char buf[24];
+    char* p = buf;
+    if (sep) *p++ = ',';
+    const auto res = std::to_chars(p, buf + sizeof buf, v);
+    out_.append(buf, static_cast<std::size_t>(res.ptr - buf));
+  }
+  // Writes [,]"s"[tail] with one append when s is short and needs no escaping, which
+  // is nearly every key and value of a report (a few appends per field would cost
+  // more than the bytes). Returns false, having written nothing, otherwise.
+  static constexpr std::size_t kShort = 96;
+  bool short_plain_string(bool sep, std::string_view s, char tail) {
+    if (s.size() > kShort) return false;
+    char buf[kShort + 4];
+    std::size_t n = 0;
+    if (sep) buf[n++] = ',';
+    buf[n++] = '"';
+    for (char c : s) {
+      if (!plain(static_cast<unsigned char>(c))) return false;
+      buf[n++] = c;
+    }
+    buf[n++] = '"';
+    if (tail) buf[n++] = tail;
+    out_.append(buf, n);
+    return true;
+  }
+  // Printable ASCII other than '"' and '\\' is copied as it is. A table: this runs on every output byte.
+  static constexpr std::array<bool, 256> kPlain = [] {
+    std::array<bool, 256> t{};
+    for (int c = 0x20; c < 0x7f; ++c) t[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
+    return t;
+  }();
+  static bool plain(unsigned char c) { return kPlain[c]; }
   void string_body(std::string_view s) {
     out_.push_back('"');
     for (std::size_t i = 0; i < s.size(); ++i) {
+      // Almost every byte of a report is plain: copy runs of them with one append
+      // instead of a push_back per byte, and escape only what is left.
+      std::size_t run = i;
+      while (run < s.size() && plain(static_cast<unsigned char>(s[run]))) ++run;
+      if (run != i) {
+        out_.append(s.data() + i, run - i);
+        i = run;
+        if (i == s.size()) break;
+      }
       const unsigned char c = static_cast<unsigned char>(s[i]);
       switch (c) {
         case '"': out_ += "\\\""; break;
@@ -138,7 +188,7 @@ class JsonWriter {
   }
 
   std::string& out_;
-  std::vector<bool> first_;
+  std::vector<char> first_;  // per open container: nothing written in it yet (not vector<bool>: hot)
   bool after_key_ = false;
 };
 

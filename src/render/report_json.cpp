@@ -188,18 +188,26 @@ void write_report_json(JsonWriter& w, const Report& r) {
   w.end_object();
 }
 
+JsonDocument::JsonDocument() {
+  w_.begin_object();
+  w_.field("btaudit", std::string_view(kBtauditVersion));
+  w_.key("reports");
+  w_.begin_array();
+}
+
+void JsonDocument::add(const Report& r) { write_report_json(w_, r); }
+
+void JsonDocument::finish() {
+  w_.end_array();
+  w_.end_object();
+  out_.push_back('\n');
+}
+
 std::string render_json(const std::vector<Report>& reports) {
-  std::string out;
-  JsonWriter w(out);
-  w.begin_object();
-  w.field("btaudit", std::string_view(kBtauditVersion));
-  w.key("reports");
-  w.begin_array();
-  for (const Report& r : reports) write_report_json(w, r);
-  w.end_array();
-  w.end_object();
-  out.push_back('\n');
-  return out;
+  JsonDocument doc;
+  for (const Report& r : reports) doc.add(r);
+  doc.finish();
+  return std::move(doc.buffer());
 }
 
 }  // namespace btaudit

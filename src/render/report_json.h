@@ -14,4 +14,21 @@ void write_report_json(JsonWriter& w, const Report& r);
 // The whole document: {"btaudit": version, "reports": [...]}.
 std::string render_json(const std::vector<Report>& reports);
 
+// The same document written one report at a time, so that a caller need not keep
+// every report of a large log in memory: the text written so far is in buffer(),
+// which the caller may drain (write out and clear) between reports.
+class JsonDocument {
+ public:
+  JsonDocument();  // writes the document's opening
+  JsonDocument(const JsonDocument&) = delete;
+  JsonDocument& operator=(const JsonDocument&) = delete;
+  void add(const Report& r);
+  void finish();  // closes the document; add() must not follow
+  std::string& buffer() { return out_; }
+
+ private:
+  std::string out_;
+  JsonWriter w_{out_};  // appends to out_ (declared, so constructed, after it)
+};
+
 }  // namespace btaudit

@@ -19,15 +19,17 @@ std::string describe(const Frame& f) {
   std::string s;
   if (f.function) {
     s = *f.function;
-    if (f.offset) s += "+" + hex(*f.offset);
-    if (f.size) s += "/" + hex(*f.size);
+    // Appends rather than `"+" + hex(..)` (and push_back rather than `= "?"` below): no
+    // temporaries, and g++ 12 at -O3 warns falsely on those (-Wrestrict, GCC PR105651).
+    if (f.offset) s.append("+").append(hex(*f.offset));
+    if (f.size) s.append("/").append(hex(*f.size));
   } else if (f.address) {
     s = hex(*f.address);
   } else {
-    s = "?";
+    s.push_back('?');
   }
-  if (f.module) s += " [" + *f.module + "]";
-  if (f.source) s += " " + *f.source;
+  if (f.module) s.append(" [").append(*f.module).append("]");
+  if (f.source) s.append(" ").append(*f.source);
   if (f.inlined) s += " [inline]";
   return s;
 }
@@ -36,12 +38,12 @@ std::string describe(const CodeLocation& l) {
   std::string s;
   if (l.function) {
     s = *l.function;
-    if (l.offset) s += "+" + hex(*l.offset);
-    if (l.size) s += "/" + hex(*l.size);
+    if (l.offset) s.append("+").append(hex(*l.offset));
+    if (l.size) s.append("/").append(hex(*l.size));
   } else if (l.address) {
     s = hex(*l.address);
   }
-  if (l.module) s += " [" + *l.module + "]";
+  if (l.module) s.append(" [").append(*l.module).append("]");
   return s;
 }
 
@@ -63,8 +65,9 @@ const char* colour_of(Verdict v) {
 }
 
 std::string describe(const SourceLocation& s) {
-  std::string out = s.file + ":" + std::to_string(s.line);
-  if (s.column) out += ":" + std::to_string(s.column);
+  std::string out = s.file;
+  out.append(":").append(std::to_string(s.line));
+  if (s.column) out.append(":").append(std::to_string(s.column));
   return out;
 }
 

@@ -7,6 +7,14 @@ namespace btaudit {
 
 namespace {
 
+// Whether s holds " ? ": searched from the '?', which is rare, rather than from the
+// spaces, which are everywhere (this runs on every line a report keeps).
+bool has_unreliable_mark(std::string_view s) {
+  for (std::size_t q = s.find('?', 1); q != std::string_view::npos && q + 1 < s.size(); q = s.find('?', q + 1))
+    if (s[q - 1] == ' ' && s[q + 1] == ' ') return true;
+  return false;
+}
+
 bool collects_backtraces(ReportKind k) {
   switch (k) {
     case ReportKind::RcuStall:
@@ -37,7 +45,7 @@ void LogParser::keep_text(const ReportBuilder& b, ReportText& text, const CleanL
   // Frames the unwinder did not vouch for ("? foo+0x1/0x2", powerpc's "(unreliable)") are
   // left out of timestamped consoles, as syzkaller does: text rules must not pick stale words.
   if (line.had_timestamp && s.find("<EOI>") == std::string_view::npos &&
-      (s.find(" ? ") != std::string_view::npos || s.ends_with(" (unreliable)")))
+      (has_unreliable_mark(s) || s.ends_with(" (unreliable)")))
     return;
   if (s.find("Sending NMI from CPU") != std::string_view::npos) text.other_cpus = true;
   // Messages that print a stack of their own (an allocation failure, fault injection)
@@ -264,7 +272,12 @@ void LogParser::finish() {
 
 std::vector<Report> parse_log(std::string_view text, const std::string& path, ParserLimits limits) {
   std::vector<Report> out;
-  LogParser parser(path, [&out](Report&& r) { out.push_back(std::move(r)); }, limits);
+  parse_log(text, path, [&out](Report&& r) { out.push_back(std::move(r)); }, limits);
+  return out;
+}
+
+void parse_log(std::string_view text, const std::string& path, const LogParser::Sink& sink, ParserLimits limits) {
+  LogParser parser(path, sink, limits);
   const char* p = text.data();
   const char* end = p + text.size();
   while (p < end) {
@@ -274,7 +287,6 @@ std::vector<Report> parse_log(std::string_view text, const std::string& path, Pa
     p = e + 1;
   }
   parser.finish();
-  return out;
 }
 
 }  // namespace btaudit

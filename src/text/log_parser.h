@@ -79,5 +79,8 @@ class LogParser {
 
 // Parses a whole in-memory log.
 std::vector<Report> parse_log(std::string_view text, const std::string& path, ParserLimits limits = {});
+// The same, handing each report to `sink` as soon as it is complete (in the order
+// reports started), so that a large log's reports need not all be held at once.
+void parse_log(std::string_view text, const std::string& path, const LogParser::Sink& sink, ParserLimits limits = {});
 
 }  // namespace btaudit

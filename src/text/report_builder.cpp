@@ -1,6 +1,7 @@
 #include "text/report_builder.h"
 
 #include <algorithm>
+#include <array>
 #include <utility>
 
 #include "text/scan.h"
@@ -66,7 +67,7 @@ bool requires_trace(ReportKind k) {
 // The register lines of a register dump; kept inside a trace because 4.x+
 // prints the interrupted context's registers in the middle of the trace.
 bool is_register_line(std::string_view s) {
-  constexpr std::string_view kStarts[] = {
+  static constexpr std::string_view kStarts[] = {
       "RIP: ",          "RSP: ",    "RAX: ",    "RDX: ",     "RBP: ",     "R10: ",  "R13: ",   "FS: ",
       "CS: ",           "CR2: ",    "DR0: ",    "DR3: ",     "DR6: ",     "PKRU: ", "EIP: ",   "EAX: ",
       "ESI: ",          "DS: ",     "CR0: ",    "Code: ",    "RIP  [<",   " RSP <", "EIP: [<", "ORIG_RAX: ",
@@ -77,7 +78,16 @@ bool is_register_line(std::string_view s) {
       "badaddr: ",      "cause: ",  "Stack:",   "PGD ",      "P4D ",      "#PF: ",  "IP: ",    "Process ",
       "Thread overran",
   };
-  for (auto k : kStarts)
+  // Indexed by first character: most lines that reach this are not register lines.
+  struct Index {
+    std::array<std::vector<std::string_view>, 256> by_first{};
+    Index() {
+      for (auto k : kStarts) by_first[static_cast<unsigned char>(k[0])].push_back(k);
+    }
+  };
+  static const Index index;  // immutable after construction
+  if (s.empty()) return false;
+  for (auto k : index.by_first[static_cast<unsigned char>(s[0])])
     if (s.starts_with(k)) return true;
   return false;
 }
@@ -434,7 +444,7 @@ void ReportBuilder::parse_warning_header(std::string_view s) {
 }
 
 bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
-  if (s.starts_with("CPU: ") || s.starts_with("Pid: ")) return parse_task_line(s);
+  if (starts(s, "CPU: ") || starts(s, "Pid: ")) return parse_task_line(s);
   if (consume(s, "Hardware name: ")) {
     if (!report_.hardware) report_.hardware = std::string(trim(s));
     return true;
@@ -444,14 +454,14 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
     return true;
   }
   if (parse_release_taint_line(s)) return true;
-  if (s.starts_with("CPU ") && s.size() <= 9) {  // 2.6-3.x "CPU 1 " on a line of its own
+  if (starts(s, "CPU ") && s.size() <= 9) {  // 2.6-3.x "CPU 1 " on a line of its own
     std::string_view t = s.substr(4);
     if (auto cpu = dec(t); cpu && trim(t).empty()) {
       note_cpu(static_cast<int>(*cpu), line);
       return true;
     }
   }
-  if (s.starts_with("Krnl PSW")) {
+  if (starts(s, "Krnl PSW")) {
     // s390 "Krnl PSW : 0404c00180000000 0000000000431f8e (scsi_alloc_sgtable+0x62/0x7c)"
     if (report_.arch == Arch::Unknown) report_.arch = Arch::S390;
     if (!report_.rip) {
@@ -473,8 +483,8 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
     }
     return true;
   }
-  if (s.starts_with("RIP: ") || s.starts_with("EIP: ") || s.starts_with("pc : ") || s.starts_with("NIP ") ||
-      s.starts_with("PC is at ") || s.starts_with("EIP is at ") || s.starts_with("epc : ") || s.starts_with("IP: ")) {
+  if (starts(s, "RIP: ") || starts(s, "EIP: ") || starts(s, "pc : ") || starts(s, "NIP ") ||
+      starts(s, "PC is at ") || starts(s, "EIP is at ") || starts(s, "epc : ") || starts(s, "IP: ")) {
     if (report_.arch == Arch::Unknown) {
       if (s[0] == 'R')
         report_.arch = Arch::X86_64;
@@ -548,7 +558,7 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
     if (report_.code_bytes.empty()) report_.code_bytes = std::string(trim(s));
     return true;
   }
-  if (s.starts_with("x29: ") || s.starts_with("lr : ")) {
+  if (starts(s, "x29: ") || starts(s, "lr : ")) {
     if (report_.arch == Arch::Unknown) report_.arch = Arch::Arm64;
     return true;
   }

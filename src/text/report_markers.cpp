@@ -234,9 +234,11 @@ constexpr std::string_view kEmbeddable[] = {
 };
 
 struct EmbeddableIndex {
-  std::array<bool, 128> first{};
+  std::array<bool, 256> first{};  // the first characters of kEmbeddable
+  std::array<bool, 256> ident{};  // scan::is_ident, as a table for the per-byte loop below
   EmbeddableIndex() {
-    for (auto e : kEmbeddable) first[static_cast<unsigned char>(e[0]) & 0x7f] = true;
+    for (auto e : kEmbeddable) first[static_cast<unsigned char>(e[0])] = true;
+    for (int c = 0; c < 256; ++c) ident[static_cast<std::size_t>(c)] = scan::is_ident(static_cast<char>(c));
   }
 };
 
@@ -250,12 +252,12 @@ const EmbeddableIndex& embeddable_index() {
 std::optional<StartMarker> match_embedded(std::string_view s) {
   // "---[ end Kernel panic - not syncing: ... ]---" closes a report, it starts none.
   if (s.starts_with("---[ end ")) return std::nullopt;
-  const auto& first = embeddable_index().first;
+  const auto& index = embeddable_index();
+  const auto* bytes = reinterpret_cast<const unsigned char*>(s.data());
+  // Every line goes through this loop: two table lookups per byte, the rest only at candidates.
   for (std::size_t i = 1; i + 4 < s.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 128 || !first[c]) continue;
+    if (!index.first[bytes[i]] || index.ident[bytes[i - 1]]) continue;
     const char before = s[i - 1];
-    if (scan::is_ident(before)) continue;
     if (before == '-' && s[i] != 'g') continue;  // only "segment-related general protection fault"
     const std::string_view rest = s.substr(i);
     for (auto e : kEmbeddable) {
@@ -286,9 +288,9 @@ std::optional<StartMarker> match_start(std::string_view text) {
 
 EndMarker match_end(std::string_view text) {
   std::string_view s = scan::trim_left(text);
-  if (s.starts_with("---[ end trace")) return EndMarker::EndTrace;
-  if (s.starts_with("---[ end Kernel panic")) return EndMarker::EndKernelPanic;
-  if (s.starts_with("Kernel Offset: ")) return EndMarker::KernelOffset;
+  if (scan::starts(s, "---[ end trace")) return EndMarker::EndTrace;
+  if (scan::starts(s, "---[ end Kernel panic")) return EndMarker::EndKernelPanic;
+  if (scan::starts(s, "Kernel Offset: ")) return EndMarker::KernelOffset;
   return EndMarker::None;
 }
 
