@@ -10,8 +10,8 @@ namespace btaudit {
 struct CrashRequest {
   std::string action;  // "irqstate", "bt", "log", "analyze"
   bool json = false;
-  bool all_cpus = false;        // bt -a
-  std::optional<int> cpu;       // bt -c CPU
+  bool all_cpus = false;            // bt -a
+  std::optional<int> cpu;           // bt -c CPU
   std::optional<std::string> task;  // bt PID or task_struct address
 };
 

@@ -16,34 +16,34 @@ extern "C" {
 #endif
 
 /* Kernel virtual memory through crash's readmem(): len bytes, or 0. */
-size_t btaudit_crash_readmem(uint64_t kvaddr, void *buf, size_t len);
+size_t btaudit_crash_readmem(uint64_t kvaddr, void* buf, size_t len);
 
 /* A VMCOREINFO value (crash's pc->read_vmcoreinfo), else the same fact from
  * crash's symbol and type tables (SYMBOL(), OFFSET(), SIZE(), OSRELEASE,
  * KERNELOFFSET). NULL when unknown; free() the result. */
-char *btaudit_crash_vmcoreinfo(const char *key);
+char* btaudit_crash_vmcoreinfo(const char* key);
 
-const char *btaudit_crash_dumpfile(void);   /* as given to crash */
-const char *btaudit_crash_vmlinux(void);    /* the namelist holding DWARF */
-const char *btaudit_crash_format(void);     /* "elf", "diskdump", ... */
+const char* btaudit_crash_dumpfile(void); /* as given to crash */
+const char* btaudit_crash_vmlinux(void);  /* the namelist holding DWARF */
+const char* btaudit_crash_format(void);   /* "elf", "diskdump", ... */
 int btaudit_crash_cpu_count(void);
 
 /* CPU cpu's NT_PRSTATUS note as crash mapped it (header, name, descriptor),
  * its length in *len; NULL when crash has none. */
-const void *btaudit_crash_prstatus_note(int cpu, size_t *len);
+const void* btaudit_crash_prstatus_note(int cpu, size_t* len);
 
 /* A task named by a PID or task_struct address ("" or NULL: crash's current
  * context). Returns 0 if crash knows no such task; else fills the outputs and
  * sets *cpu to the CPU it ran on at dump time, or -1 if it was not running. */
-int btaudit_crash_find_task(const char *arg, uint64_t *task, uint64_t *pid, int *cpu, char *comm, size_t comm_size);
+int btaudit_crash_find_task(const char* arg, uint64_t* task, uint64_t* pid, int* cpu, char* comm, size_t comm_size);
 
 /* Output to crash's fp (the terminal, a pipe or a redirection). */
-void btaudit_crash_write(const char *text, size_t len);
+void btaudit_crash_write(const char* text, size_t len);
 
 /* The command's body, in C++: returns 0, or BTAUDIT_CRASH_USAGE after which
  * the glue prints crash's usage synopsis. */
 #define BTAUDIT_CRASH_USAGE 64
-int btaudit_crash_command(int argc, char **argv);
+int btaudit_crash_command(int argc, char** argv);
 
 #ifdef __cplusplus
 }

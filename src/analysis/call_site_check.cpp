@@ -8,7 +8,7 @@ namespace btaudit {
 
 namespace {
 
-constexpr std::uint64_t kMaxSweepBytes = 64 * 1024;   // functions longer than this are checked backwards
+constexpr std::uint64_t kMaxSweepBytes = 64 * 1024;  // functions longer than this are checked backwards
 constexpr std::size_t kMaxSweepInsns = 20000;
 constexpr int kMaxTailDepth = 3;
 constexpr std::size_t kMaxVisited = 64;
@@ -21,11 +21,11 @@ bool is_call(FlowKind f) { return f == FlowKind::CallDirect || f == FlowKind::Ca
 bool CallSiteChecker::is_indirect_trampoline(const std::string& n) const {
   // Calls through these go wherever a register, a patched site or a table says.
   return n.starts_with("__x86_indirect_thunk_") || n.starts_with("__x86_indirect_call_thunk_") ||
-         n.starts_with("__x86_indirect_jump_thunk_") || n.starts_with("__SCT__") ||
-         n.starts_with("__static_call") || n.starts_with("ftrace_") || n == "__fentry__" || n == "mcount" ||
-         n.starts_with("paravirt_") || n.starts_with("_paravirt_") || n.starts_with("__raw_callee_save_") ||
-         n.starts_with("kretprobe_trampoline") || n.starts_with("__kretprobe_trampoline") ||
-         n.starts_with("__bpf_prog_") || n.starts_with("bpf_dispatcher_") || n.starts_with("__cfi_");
+         n.starts_with("__x86_indirect_jump_thunk_") || n.starts_with("__SCT__") || n.starts_with("__static_call") ||
+         n.starts_with("ftrace_") || n == "__fentry__" || n == "mcount" || n.starts_with("paravirt_") ||
+         n.starts_with("_paravirt_") || n.starts_with("__raw_callee_save_") || n.starts_with("kretprobe_trampoline") ||
+         n.starts_with("__kretprobe_trampoline") || n.starts_with("__bpf_prog_") || n.starts_with("bpf_dispatcher_") ||
+         n.starts_with("__cfi_");
 }
 
 namespace {
@@ -133,7 +133,8 @@ CallSiteFinding CallSiteChecker::find_call(std::uint64_t ret, const std::optiona
   }
   if (d->target) {
     if (auto sym = code_.symbol_at(*d->target)) {
-      out.site.target = sym->address == *d->target ? sym->name : sym->name + "+" + std::to_string(*d->target - sym->address);
+      out.site.target =
+          sym->address == *d->target ? sym->name : sym->name + "+" + std::to_string(*d->target - sym->address);
       if (is_indirect_trampoline(sym->name)) out.site.kind = CallKind::Indirect;
       out.site.insn = "call " + *out.site.target;
     }
@@ -173,7 +174,7 @@ Reach CallSiteChecker::reaches(std::uint64_t target, std::uint64_t callee) {
       if ((d->flow == FlowKind::JumpDirect || d->flow == FlowKind::CondJump) && d->target &&
           (*d->target < start || *d->target >= start + (sym->size ? sym->size : size))) {
         if (*d->target == callee) return Reach::Yes;  // checked at once: a switch may hold hundreds
-        work.emplace_back(*d->target, depth + 1);    // a tail call into another function
+        work.emplace_back(*d->target, depth + 1);     // a tail call into another function
       } else if (d->flow == FlowKind::JumpIndirect) {
         unknown = true;  // an indirect tail call can go anywhere
       }

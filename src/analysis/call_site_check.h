@@ -15,9 +15,9 @@ namespace btaudit {
 enum class Reach { Yes, No, Unknown };
 
 struct CallSiteFinding {
-  CallSite site;              // kind None: the instruction before is not a call
-  bool decided = false;       // false when the bytes could not be read or decoded
-  std::string note;           // how it was decided, or why it could not be
+  CallSite site;         // kind None: the instruction before is not a call
+  bool decided = false;  // false when the bytes could not be read or decoded
+  std::string note;      // how it was decided, or why it could not be
 };
 
 class CallSiteChecker {

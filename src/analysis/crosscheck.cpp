@@ -67,12 +67,14 @@ Crosscheck crosscheck(const Report& r, std::size_t report_index, const CpuWalk& 
     const SymbolizedFrame& s = walk.frames[found];
     bool ok = true;
     if (!any_offset && s.frame.reliable == p.printed_unreliable) {
-      c.mismatches.push_back({i, name_of(p), std::string("printed ") + (p.printed_unreliable ? "with" : "without") +
-                                                 " '?', the walk finds it " + (s.frame.reliable ? "reliable" : "unreliable")});
+      c.mismatches.push_back({i, name_of(p),
+                              std::string("printed ") + (p.printed_unreliable ? "with" : "without") +
+                                  " '?', the walk finds it " + (s.frame.reliable ? "reliable" : "unreliable")});
       ok = false;
     }
     if (stack_of(p) != stack_of(s.frame)) {
-      c.mismatches.push_back({i, name_of(p), "printed on the " + stack_of(p) + " stack, found on the " + stack_of(s.frame)});
+      c.mismatches.push_back(
+          {i, name_of(p), "printed on the " + stack_of(p) + " stack, found on the " + stack_of(s.frame)});
       ok = false;
     }
     if (ok) ++c.matched_frames;

@@ -17,9 +17,9 @@ struct CrosscheckMismatch {
 };
 
 struct Crosscheck {
-  std::size_t report = 0;         // index into the reports
+  std::size_t report = 0;  // index into the reports
   int cpu = -1;
-  std::string scope;              // which printed frames can still be on the stack, and why
+  std::string scope;  // which printed frames can still be on the stack, and why
   std::size_t printed_frames = 0;
   std::size_t matched_frames = 0;
   std::vector<CrosscheckMismatch> mismatches;

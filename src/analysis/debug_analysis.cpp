@@ -131,8 +131,8 @@ void apply_debuginfo(Report& r, KernelDebugInfo& info) {
           !(r.frames[above].function && is_entry_code(*r.frames[above].function))) {
         const std::uint64_t callee = where[above]->function.address;
         if (finding.site.target) {
-          auto tsym = info.function(finding.site.target->substr(0, finding.site.target->find('+')),
-                                    f.module.value_or(""));
+          auto tsym =
+              info.function(finding.site.target->substr(0, finding.site.target->find('+')), f.module.value_or(""));
           if (!tsym && f.module) tsym = info.function(*finding.site.target, "");
           if (tsym) reach = checker.reaches(tsym->address, callee);
         }
@@ -158,8 +158,8 @@ void apply_debuginfo(Report& r, KernelDebugInfo& info) {
       } else if (mismatch) {
         f.verdict = Verdict::Stale;
         f.reason = Reason::CallTargetMismatch;
-        f.debug->note = "direct call to " + finding.site.target.value_or("?") + " cannot reach " +
-                        where[above]->function.name;
+        f.debug->note =
+            "direct call to " + finding.site.target.value_or("?") + " cannot reach " + where[above]->function.name;
       } else if (f.verdict == Verdict::Stale && keeps_text_stale(f.reason)) {
         // A real call site, but the unwinder (or the text) already shows the
         // slot is not on the live chain: a leftover from an earlier call.

@@ -4,9 +4,7 @@ namespace btaudit {
 
 namespace {
 
-bool is_ident(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
+bool is_ident(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
 bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 bool is_path(char c) { return is_ident(c) || c == '-' || c == '/' || c == '.'; }
 
@@ -107,7 +105,8 @@ struct Matcher {
       return false;
     }
     switch (tok.empty() ? '\0' : tok[0]) {
-      case 'F': case 'f': {
+      case 'F':
+      case 'f': {
         const std::size_t n = func_at(si);
         return n && capture_then(n, tok[0] == 'F');
       }
@@ -129,7 +128,8 @@ struct Matcher {
         const std::size_t n = src_at(si);
         return n && capture_then(n, true);
       }
-      case 'W': case 'w': {
+      case 'W':
+      case 'w': {
         const std::size_t n = class_run([](char ch) { return (ch >= 'a' && ch <= 'z') || ch == '-'; });
         return n && capture_then(n, tok[0] == 'W');
       }
@@ -153,10 +153,8 @@ struct Matcher {
         const std::size_t n = class_run(is_hex);
         return n && capture_then(n, false);
       }
-      case 'T':
-        return capture_then(class_run([](char ch) { return ch != ' '; }), false);
-      case 'R':
-        return capture_then(s.size() - si, true);
+      case 'T': return capture_then(class_run([](char ch) { return ch != ' '; }), false);
+      case 'R': return capture_then(s.size() - si, true);
       case 'Z':
         for (std::size_t len = 0; si + len <= s.size(); ++len)
           if (capture_then(len, true)) return true;
@@ -165,8 +163,7 @@ struct Matcher {
         const std::size_t n = class_run([](char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; });
         return si + n == s.size() && run(next, s.size());
       }
-      default:
-        return false;
+      default: return false;
     }
   }
 };

@@ -35,7 +35,8 @@ std::string fallback_title(const Report& r) {
   switch (r.kind) {
     case ReportKind::Warning: return with_function("WARNING", fn);
     case ReportKind::GeneralProtectionFault: return with_function("general protection fault", fn);
-    case ReportKind::NullPointerDereference: return with_function("BUG: unable to handle kernel NULL pointer dereference", fn);
+    case ReportKind::NullPointerDereference:
+      return with_function("BUG: unable to handle kernel NULL pointer dereference", fn);
     case ReportKind::PageFault: return with_function("BUG: unable to handle kernel paging request", fn);
     case ReportKind::KernelBug: return with_function("kernel BUG", fn);
     case ReportKind::InvalidOpcode: return with_function("invalid opcode", fn);

@@ -20,8 +20,8 @@ bool contains(std::string_view s, std::string_view n) { return s.find(n) != std:
 bool starts_stack(std::string_view s) {
   // Every stack start has a ':' but "Call Trace" cut short; frame lines mostly have none.
   if (s.find(':') == std::string_view::npos) return contains(s, "Call Trace") || contains(s, "Call trace");
-  if (contains(s, "Call Trace") || contains(s, "Call trace") || contains(s, "Allocated:") ||
-      contains(s, "Freed:") || contains(s, "Backtrace:") || contains(s, "Uninit was stored to memory at"))
+  if (contains(s, "Call Trace") || contains(s, "Call trace") || contains(s, "Allocated:") || contains(s, "Freed:") ||
+      contains(s, "Backtrace:") || contains(s, "Uninit was stored to memory at"))
     return true;
   if ((contains(s, "Allocated by task ") || contains(s, "Freed by task ")) && s.find(':') != std::string_view::npos)
     return find_pattern("{A:Allocated|Freed} by task {D}:", s, nullptr);
@@ -48,8 +48,8 @@ bool is_fault_injection_line(std::string_view s) {
   if (rest.starts_with("slab")) rest.remove_prefix(4);
   while (!rest.empty() && rest[0] == '.') {
     rest.remove_prefix(1);
-    while (!rest.empty() && ((rest[0] >= 'a' && rest[0] <= 'z') || (rest[0] >= '0' && rest[0] <= '9') ||
-                             rest[0] == '.'))
+    while (!rest.empty() &&
+           ((rest[0] >= 'a' && rest[0] <= 'z') || (rest[0] >= '0' && rest[0] <= '9') || rest[0] == '.'))
       rest.remove_prefix(1);
   }
   return rest.starts_with("+0x");
@@ -83,12 +83,10 @@ bool rip_frame(std::string_view s, Caps& out) {
       while (d < t.size() && t[d] >= '0' && t[d] <= '9') ++d;
       std::string_view u = t;
       if (d > 0 && d < t.size() && t[d] == ':') u = t.substr(d + 1);
-      if (find_pattern("^{F}", u, &out) || find_pattern("^{P} {F}", u, &out) ||
-          find_pattern("^{P} {P} {F}", u, &out))
+      if (find_pattern("^{F}", u, &out) || find_pattern("^{P} {F}", u, &out) || find_pattern("^{P} {P} {F}", u, &out))
         return true;
       if (u.starts_with("0x") || find_pattern("^{P} [< (null)>] (null)", u, nullptr) ||
-          find_pattern("^{P} [<(null)>] (null)", u, nullptr) ||
-          (d > 0 && find_pattern("^{D}: (null)", t, nullptr)))
+          find_pattern("^{P} [<(null)>] (null)", u, nullptr) || (d > 0 && find_pattern("^{D}: (null)", t, nullptr)))
         return true;
     }
   }
@@ -99,7 +97,8 @@ bool match_part(const Part& part, std::string_view s, Caps& out) {
   switch (part.kind) {
     case PartKind::Rip: return rip_frame(s, out);
     case PartKind::RipOrInterrupt: return rip_frame(s, out) || find_pattern("--- interrupt: {D} at {F}", s, &out);
-    case PartKind::CallTrace: return contains(s, "Call Trace:") || contains(s, "Call trace:") || contains(s, "Backtrace:");
+    case PartKind::CallTrace:
+      return contains(s, "Call Trace:") || contains(s, "Call trace:") || contains(s, "Backtrace:");
     case PartKind::Line: return find_pattern(part.pattern, s, &out);
     case PartKind::AnyOf: {
       std::string_view alts = part.pattern;
@@ -118,9 +117,9 @@ bool match_part(const Part& part, std::string_view s, Caps& out) {
 
 // Syscall wrappers differ by architecture and era; the shortest name wins.
 std::string_view strip_syscall_prefix(std::string_view f) {
-  constexpr std::string_view kPrefixes[] = {"SYSC_", "SyS_", "sys_", "__x64_", "__ia32_", "__arm64_", "____sys_",
-                                            "___sys_", "__sys_", "__se_", "__se_sys_", "__do_sys_",
-                                            "compat_SYSC_", "compat_SyS_", "ksys_"};
+  constexpr std::string_view kPrefixes[] = {"SYSC_",     "SyS_",      "sys_",         "__x64_",      "__ia32_",
+                                            "__arm64_",  "____sys_",  "___sys_",      "__sys_",      "__se_",
+                                            "__se_sys_", "__do_sys_", "compat_SYSC_", "compat_SyS_", "ksys_"};
   std::string_view best = f;
   for (auto p : kPrefixes)
     if (f.starts_with(p) && f.size() - p.size() < best.size()) best = f.substr(p.size());
@@ -129,20 +128,82 @@ std::string_view strip_syscall_prefix(std::string_view f) {
 
 // Frames of stalls that dispatch work: the frame above the first of them names the stall.
 bool is_stall_anchor(std::string_view f) {
-  static constexpr std::string_view kAnchors[] = {
-      "process_one_work", "do_syscall_", "do_fast_syscall_", "sysenter_dispatch", "tracesys_phase2",
-      "el0_svc_handler", "invoke_syscall", "ret_fast_syscall", "netif_receive_skb", "do_softirq", "call_timer_fn",
-      "_run_timers", "run_timer_softirq", "hrtimer_run", "run_ksoftirqd", "smpboot_thread_fn", "^kthread$",
-      "start_secondary", "cpu_startup_entry", "ret_from_fork", "vfs_write", "vfs_read", "vfs_iter_read",
-      "vfs_iter_write", "do_iter_read", "do_iter_write", "call_read_iter", "call_write_iter", "new_sync_read",
-      "new_sync_write", "vfs_ioctl", "ksys_ioctl", "compat_ioctl", "compat_sys_ioctl", "blkdev_driver_ioctl",
-      "blkdev_ioctl", "do_iter_readv_writev", "^call_mmap", "mmap_region", "do_mmap", "do_dentry_open", "vfs_open",
-      "^sock_sendmsg", "^sock_recvmsg", "^sock_release", "^__sock_release", "^setsockopt$", "kernel_setsockopt",
-      "sock_common_setsockopt", "^listen$", "kernel_listen", "sk_common_release", "^sock_mmap", "^accept$",
-      "kernel_accept", "^sock_do_ioctl", "^sock_ioctl", "^compat_sock_ioctl", "^nfnetlink_rcv_msg",
-      "^rtnetlink_rcv_msg", "^netlink_dump", "^socketpair", "^connect", "^ioctl", "^sys_socketpair",
-      "^sys_connect", "^sys_ioctl", "__do_fault", "do_page_fault", "^page_fault$", "__fput", "task_work_run",
-      "exit_to_usermode", "smp_call_function", "tasklet_action", "tasklet_hi_action"};
+  static constexpr std::string_view kAnchors[] = {"process_one_work",
+                                                  "do_syscall_",
+                                                  "do_fast_syscall_",
+                                                  "sysenter_dispatch",
+                                                  "tracesys_phase2",
+                                                  "el0_svc_handler",
+                                                  "invoke_syscall",
+                                                  "ret_fast_syscall",
+                                                  "netif_receive_skb",
+                                                  "do_softirq",
+                                                  "call_timer_fn",
+                                                  "_run_timers",
+                                                  "run_timer_softirq",
+                                                  "hrtimer_run",
+                                                  "run_ksoftirqd",
+                                                  "smpboot_thread_fn",
+                                                  "^kthread$",
+                                                  "start_secondary",
+                                                  "cpu_startup_entry",
+                                                  "ret_from_fork",
+                                                  "vfs_write",
+                                                  "vfs_read",
+                                                  "vfs_iter_read",
+                                                  "vfs_iter_write",
+                                                  "do_iter_read",
+                                                  "do_iter_write",
+                                                  "call_read_iter",
+                                                  "call_write_iter",
+                                                  "new_sync_read",
+                                                  "new_sync_write",
+                                                  "vfs_ioctl",
+                                                  "ksys_ioctl",
+                                                  "compat_ioctl",
+                                                  "compat_sys_ioctl",
+                                                  "blkdev_driver_ioctl",
+                                                  "blkdev_ioctl",
+                                                  "do_iter_readv_writev",
+                                                  "^call_mmap",
+                                                  "mmap_region",
+                                                  "do_mmap",
+                                                  "do_dentry_open",
+                                                  "vfs_open",
+                                                  "^sock_sendmsg",
+                                                  "^sock_recvmsg",
+                                                  "^sock_release",
+                                                  "^__sock_release",
+                                                  "^setsockopt$",
+                                                  "kernel_setsockopt",
+                                                  "sock_common_setsockopt",
+                                                  "^listen$",
+                                                  "kernel_listen",
+                                                  "sk_common_release",
+                                                  "^sock_mmap",
+                                                  "^accept$",
+                                                  "kernel_accept",
+                                                  "^sock_do_ioctl",
+                                                  "^sock_ioctl",
+                                                  "^compat_sock_ioctl",
+                                                  "^nfnetlink_rcv_msg",
+                                                  "^rtnetlink_rcv_msg",
+                                                  "^netlink_dump",
+                                                  "^socketpair",
+                                                  "^connect",
+                                                  "^ioctl",
+                                                  "^sys_socketpair",
+                                                  "^sys_connect",
+                                                  "^sys_ioctl",
+                                                  "__do_fault",
+                                                  "do_page_fault",
+                                                  "^page_fault$",
+                                                  "__fput",
+                                                  "task_work_run",
+                                                  "exit_to_usermode",
+                                                  "smp_call_function",
+                                                  "tasklet_action",
+                                                  "tasklet_hi_action"};
   static const FramePatternSet anchors(kAnchors);  // immutable after construction
   return anchors.matches(f);
 }
@@ -176,9 +237,10 @@ int hang_frame(const std::vector<std::string>& frames, std::string& name) {
       }
     }
   }
-  constexpr std::string_view kWaiting[] = {"sched", "_lock", "_slowlock", "down", "rwsem", "completion",
-                                           "kthread", "wait", "synchronize", "context_switch", "__switch_to",
-                                           "cancel_delayed_work", "rcu_barrier"};
+  constexpr std::string_view kWaiting[] = {"sched",       "_lock",          "_slowlock",   "down",
+                                           "rwsem",       "completion",     "kthread",     "wait",
+                                           "synchronize", "context_switch", "__switch_to", "cancel_delayed_work",
+                                           "rcu_barrier"};
   for (std::size_t i = 0; i < frames.size(); ++i) {
     bool waiting = false;
     for (auto w : kWaiting) waiting = waiting || frames[i].find(w) != std::string::npos;
@@ -287,8 +349,8 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
 }
 
 // Matches the line patterns on successive lines from `from`; returns the first line's index.
-std::optional<std::size_t> match_lines(const std::vector<std::string_view>& pats, const Lines& lines,
-                                       std::size_t from, Caps& caps) {
+std::optional<std::size_t> match_lines(const std::vector<std::string_view>& pats, const Lines& lines, std::size_t from,
+                                       Caps& caps) {
   std::optional<std::size_t> first;
   std::size_t li = from;
   for (auto p : pats) {
@@ -311,8 +373,10 @@ std::string format_title(std::string_view fmt, const Caps& caps, const std::vect
   for (std::size_t i = 0; i < fmt.size(); ++i) {
     if (fmt[i] == '$' && i + 1 < fmt.size() && fmt[i + 1] >= '1' && fmt[i + 1] <= '9') {
       const std::size_t n = static_cast<std::size_t>(fmt[i + 1] - '1');
-      if (n < caps.size()) out.append(caps[n]);
-      else if (n - caps.size() < picks.size()) out.append(picks[n - caps.size()].canonical);
+      if (n < caps.size())
+        out.append(caps[n]);
+      else if (n - caps.size() < picks.size())
+        out.append(picks[n - caps.size()].canonical);
       ++i;
       continue;
     }

@@ -9,9 +9,9 @@
 namespace btaudit {
 
 struct RuleTitle {
-  std::string title;         // not yet normalized (title_normalize.h)
-  std::string frame;         // the function as printed (before syscall prefixes are cut), "" if none
-  bool corrupted = false;    // the format is a "corrupted" one, or the stack named no function
+  std::string title;       // not yet normalized (title_normalize.h)
+  std::string frame;       // the function as printed (before syscall prefixes are cut), "" if none
+  bool corrupted = false;  // the format is a "corrupted" one, or the stack named no function
 };
 
 // `text` holds the report's console lines joined by '\n' (Report::text).

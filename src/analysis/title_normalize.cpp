@@ -21,8 +21,10 @@ std::string drop_executor_ids(std::string_view s) {
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
     std::string_view name;
-    if (s.substr(i).starts_with("syz-executor")) name = "syz-executor";
-    else if (s.substr(i).starts_with("syzkaller")) name = "syzkaller";
+    if (s.substr(i).starts_with("syz-executor"))
+      name = "syz-executor";
+    else if (s.substr(i).starts_with("syzkaller"))
+      name = "syzkaller";
     if (name.empty()) {
       out.push_back(s[i++]);
       continue;
@@ -165,8 +167,10 @@ std::string sanitize(std::string_view s) {
   char prev = ' ';
   for (std::size_t i = 0; i < s.size() && i < kMaxTitle; ++i) {
     char c = s[i];
-    if (c == '\t') c = ' ';
-    else if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) continue;
+    if (c == '\t')
+      c = ' ';
+    else if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f)
+      continue;
     if (c == ' ' && prev == ' ') continue;
     out.push_back(c);
     prev = c;

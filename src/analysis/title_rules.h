@@ -31,8 +31,8 @@ enum class Extractor {
 
 struct StackRecipe {
   std::vector<Part> parts;
-  std::vector<Part> parts2;              // tried when `parts` finds no frame
-  std::vector<std::string_view> skip;    // family-specific skip patterns (frame_roles.h syntax)
+  std::vector<Part> parts2;            // tried when `parts` finds no frame
+  std::vector<std::string_view> skip;  // family-specific skip patterns (frame_roles.h syntax)
   Extractor extractor = Extractor::First;
 };
 
@@ -42,13 +42,13 @@ struct Format {
   std::string_view fmt;                  // "$1".."$9": the captures, then the stack's frames
   bool has_stack = false;
   StackRecipe stack;
-  bool corrupted = false;                // the title says the report is cut or mixed
+  bool corrupted = false;  // the title says the report is cut or mixed
 };
 
 struct Family {
-  std::string_view header;               // found anywhere in a line
-  std::vector<std::string_view> suppress;// line patterns that make a header line not a report
-  std::vector<Format> formats;           // first earliest match wins
+  std::string_view header;                 // found anywhere in a line
+  std::vector<std::string_view> suppress;  // line patterns that make a header line not a report
+  std::vector<Format> formats;             // first earliest match wins
 };
 
 const std::vector<Family>& families();

@@ -8,9 +8,12 @@ namespace btaudit {
 namespace {
 
 void set_stack(Frame& f, const WalkFrame& w) {
-  if (w.stack == "task") f.stack = StackKind::Task;
-  else if (w.stack == "irq") f.stack = StackKind::Irq;
-  else if (w.stack == "entry") f.stack = StackKind::Entry;
+  if (w.stack == "task")
+    f.stack = StackKind::Task;
+  else if (w.stack == "irq")
+    f.stack = StackKind::Irq;
+  else if (w.stack == "entry")
+    f.stack = StackKind::Entry;
   else if (w.stack == "exception") {
     f.stack = w.stack_name == "NMI" ? StackKind::Nmi : StackKind::Exception;
     f.exception = w.stack_name;

@@ -9,9 +9,9 @@
 
 #include "analysis/analyze_report.h"
 #include "analysis/debug_analysis.h"
+#include "cli/commands.h"
 #include "debuginfo/debuginfo_error.h"
 #include "debuginfo/kernel_debuginfo.h"
-#include "cli/commands.h"
 #include "input/input_error.h"
 #include "input/read_input.h"
 #include "render/report_json.h"
@@ -85,9 +85,7 @@ class DebugInfoCache {
   bool failed_ = false;
 };
 
-void write_stdout(const std::string& s) {
-  std::fwrite(s.data(), 1, s.size(), stdout);
-}
+void write_stdout(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
 
 }  // namespace
 
@@ -98,8 +96,8 @@ int run_analyze(const std::vector<std::string>& args) {
   std::string vmlinux;
   DebugInfoOptions debug_options;
   po::options_description opts("btaudit analyze [options] FILE... ('-' reads standard input)");
-  opts.add_options()("help,h", "show this help")(
-      "format,f", po::value(&format)->default_value("text"), "output format: text or json")(
+  opts.add_options()("help,h", "show this help")("format,f", po::value(&format)->default_value("text"),
+                                                 "output format: text or json")(
       "color", po::value(&colour)->default_value("auto"), "colour in text output: auto, always or never")(
       "vmlinux", po::value(&vmlinux),
       "kernel image with DWARF; 'auto' finds it under --debug-dir by the report's release")(

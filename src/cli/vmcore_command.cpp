@@ -33,12 +33,13 @@ void print_info(KdumpDump& dump) {
   std::cout << "dump:     " << dump.path() << " (" << dump.format() << ")\n";
   if (auto r = dump.vmcoreinfo("OSRELEASE")) std::cout << "release:  " << *r << "\n";
   if (auto o = dump.vmcoreinfo("KERNELOFFSET")) std::cout << "KASLR:    0x" << *o << " (VMCOREINFO KERNELOFFSET)\n";
-  if (auto c = dump.vmcoreinfo("CRASHTIME")) std::cout << "crashed:  " << *c << " (VMCOREINFO CRASHTIME: a kdump capture)\n";
+  if (auto c = dump.vmcoreinfo("CRASHTIME"))
+    std::cout << "crashed:  " << *c << " (VMCOREINFO CRASHTIME: a kdump capture)\n";
   const auto cpus = dump.cpu_registers();
   std::cout << "cpus:     " << cpus.size() << " with register notes\n";
   for (const CpuRegisters& c : cpus)
-    std::cout << "  cpu " << c.cpu << "  rip " << hex(c.get("rip").value_or(0)) << "  rsp " << hex(c.get("rsp").value_or(0))
-              << "  (NT_PRSTATUS)\n";
+    std::cout << "  cpu " << c.cpu << "  rip " << hex(c.get("rip").value_or(0)) << "  rsp "
+              << hex(c.get("rsp").value_or(0)) << "  (NT_PRSTATUS)\n";
 }
 
 std::string irq_state_json(const DumpAnalysis& a) {

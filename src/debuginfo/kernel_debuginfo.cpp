@@ -158,9 +158,7 @@ Dwfl_Module* KernelDebugInfo::module_for(std::string_view module) const {
   return it == modules_.end() ? nullptr : it->second;
 }
 
-Dwfl_Module* KernelDebugInfo::module_at(std::uint64_t address) const {
-  return dwfl_addrmodule(dwfl_.get(), address);
-}
+Dwfl_Module* KernelDebugInfo::module_at(std::uint64_t address) const { return dwfl_addrmodule(dwfl_.get(), address); }
 
 KernelDebugInfo::SymbolTable& KernelDebugInfo::symbols_of(Dwfl_Module* mod, const std::string& module) {
   auto& slot = tables_[mod];

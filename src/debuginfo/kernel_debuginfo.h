@@ -25,7 +25,7 @@ struct DebugSymbol {
   std::string name;
   std::uint64_t address = 0;  // in the debuginfo's own layout (vmlinux link address, module section layout)
   std::uint64_t size = 0;
-  std::string module;         // "" for vmlinux
+  std::string module;  // "" for vmlinux
 };
 
 struct DebugInfoOptions {

@@ -55,8 +55,8 @@ const KernelTypes::Found* KernelTypes::find(int tag_kind, const std::string& nam
     int count = 0;
     do {
       const int tag = dwarf_tag(&child);
-      const bool wanted = tag_kind == 0 ? (tag == DW_TAG_structure_type || tag == DW_TAG_union_type)
-                                        : tag == DW_TAG_variable;
+      const bool wanted =
+          tag_kind == 0 ? (tag == DW_TAG_structure_type || tag == DW_TAG_union_type) : tag == DW_TAG_variable;
       if (!wanted) continue;
       const char* n2 = dwarf_diename(&child);
       if (!n2 || name != n2) continue;

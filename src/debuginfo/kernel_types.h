@@ -5,8 +5,8 @@
 #pragma once
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "debuginfo/kernel_debuginfo.h"

@@ -25,8 +25,8 @@ std::optional<DecodedInsn> X86Decoder::decode(std::span<const std::uint8_t> byte
     return std::nullopt;
   DecodedInsn d;
   d.length = insn.length;
-  const bool relative = insn.operand_count_visible > 0 && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
-                        ops[0].imm.is_relative;
+  const bool relative =
+      insn.operand_count_visible > 0 && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[0].imm.is_relative;
   if (relative) {
     ZyanU64 target = 0;
     if (ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&insn, &ops[0], address, &target))) d.target = target;
@@ -48,11 +48,10 @@ std::optional<DecodedInsn> X86Decoder::decode(std::span<const std::uint8_t> byte
 std::string X86Decoder::format(std::span<const std::uint8_t> bytes, std::uint64_t address) const {
   ZydisDecodedInstruction insn;
   ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-  if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&state_->decoder, bytes.data(), bytes.size(), &insn, ops)))
-    return "(bad)";
+  if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&state_->decoder, bytes.data(), bytes.size(), &insn, ops))) return "(bad)";
   char buf[160];
   if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&state_->formatter, &insn, ops, insn.operand_count_visible, buf,
-                                                     sizeof buf, address, nullptr)))
+                                                    sizeof buf, address, nullptr)))
     return "(bad)";
   std::string text(buf);
   for (char& c : text) c = static_cast<char>(c >= 'A' && c <= 'F' ? c + 32 : c);  // 0xFFFF... reads better lower case

@@ -75,14 +75,16 @@ std::string gunzip(const std::string& path, std::string_view in, std::size_t cap
       continue;
     }
     if (rc == Z_BUF_ERROR && zs.avail_in == 0) throw InputError(path, "truncated gzip data");
-    if (rc != Z_OK && rc != Z_BUF_ERROR) throw InputError(path, std::string("corrupt gzip data: ") + (zs.msg ? zs.msg : "error"));
+    if (rc != Z_OK && rc != Z_BUF_ERROR)
+      throw InputError(path, std::string("corrupt gzip data: ") + (zs.msg ? zs.msg : "error"));
   }
   return out;
 }
 
 std::string unxz(const std::string& path, std::string_view in, std::size_t cap) {
   lzma_stream ls = LZMA_STREAM_INIT;
-  if (lzma_stream_decoder(&ls, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) throw InputError(path, "cannot start xz decoder");
+  if (lzma_stream_decoder(&ls, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
+    throw InputError(path, "cannot start xz decoder");
   std::unique_ptr<lzma_stream, decltype(&lzma_end)> guard(&ls, &lzma_end);
   std::string out;
   std::uint8_t buf[1 << 16];
@@ -141,7 +143,11 @@ std::string decompress(const std::string& path, std::string_view raw, std::size_
 Compression compression_of(std::string_view head) {
   const auto* b = reinterpret_cast<const unsigned char*>(head.data());
   if (head.size() >= 2 && b[0] == 0x1f && b[1] == 0x8b) return Compression::Gzip;
-  if (head.size() >= 6 && std::memcmp(b, "\xfd" "7zXZ\0", 6) == 0) return Compression::Xz;
+  if (head.size() >= 6 && std::memcmp(b,
+                                      "\xfd"
+                                      "7zXZ\0",
+                                      6) == 0)
+    return Compression::Xz;
   if (head.size() >= 4 && b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd) return Compression::Zstd;
   return Compression::None;
 }

@@ -31,14 +31,14 @@ struct CallSite {
 };
 
 struct FrameDebugInfo {
-  std::uint64_t address = 0;        // the frame's code address in the debuginfo's layout (no KASLR)
-  std::uint64_t lookup_address = 0; // address used for lines: address - 1 for return addresses
-  std::optional<std::string> innermost_function; // where lookup_address really is, after inlining
-  std::optional<SourceLocation> source;          // of the innermost function
-  std::vector<InlinedCall> inlined;              // callers that inlined it, innermost first
-  std::optional<CallSite> call_site;             // for return addresses
-  bool corruption_evidence = false;              // a reliable frame whose call site check failed
-  std::string note;                              // why a check could not run, when it could not
+  std::uint64_t address = 0;                      // the frame's code address in the debuginfo's layout (no KASLR)
+  std::uint64_t lookup_address = 0;               // address used for lines: address - 1 for return addresses
+  std::optional<std::string> innermost_function;  // where lookup_address really is, after inlining
+  std::optional<SourceLocation> source;           // of the innermost function
+  std::vector<InlinedCall> inlined;               // callers that inlined it, innermost first
+  std::optional<CallSite> call_site;              // for return addresses
+  bool corruption_evidence = false;               // a reliable frame whose call site check failed
+  std::string note;                               // why a check could not run, when it could not
 };
 
 }  // namespace btaudit

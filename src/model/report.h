@@ -26,9 +26,9 @@ struct CodeLocation {
 // One contiguous "Call Trace:"-like block. Traces after the first are
 // secondary (another CPU's NMI backtrace, lockdep's chains, KASAN's alloc/free stacks).
 struct Trace {
-  std::string label;            // "Call Trace", "NMI backtrace for cpu 1", "Allocated by task 42", ...
-  bool primary = true;          // false for auxiliary traces that are not the crashing context
-  std::uint32_t first_frame = 0;// index into Report::frames
+  std::string label;              // "Call Trace", "NMI backtrace for cpu 1", "Allocated by task 42", ...
+  bool primary = true;            // false for auxiliary traces that are not the crashing context
+  std::uint32_t first_frame = 0;  // index into Report::frames
   std::uint32_t frame_count = 0;
   std::uint32_t line = 0;
 };
@@ -53,22 +53,22 @@ enum class Arch { Unknown, X86_64, I386, Arm64, Arm, PowerPC, S390, RiscV, Mips 
 
 struct Report {
   ReportKind kind = ReportKind::Other;
-  std::string header;    // the line that started the report, prefixes stripped
-  std::string title;     // syzkaller-style title
+  std::string header;  // the line that started the report, prefixes stripped
+  std::string title;   // syzkaller-style title
   Arch arch = Arch::Unknown;
   std::optional<int> cpu;
   std::optional<int> pid;
   std::optional<std::string> comm;
-  std::optional<std::string> tainted;   // taint letters, "" when "Not tainted"
-  std::optional<std::string> kernel;    // release string
+  std::optional<std::string> tainted;  // taint letters, "" when "Not tainted"
+  std::optional<std::string> kernel;   // release string
   std::optional<std::string> hardware;
-  std::optional<CodeLocation> rip;      // crash site (RIP:/pc/NIP/EIP line)
-  std::optional<CodeLocation> warn_site;// "WARNING: ... at file:line func+off/size"
-  std::optional<CodeLocation> last_break;// s390 "Last Breaking-Event-Address:" (not a call trace frame)
+  std::optional<CodeLocation> rip;         // crash site (RIP:/pc/NIP/EIP line)
+  std::optional<CodeLocation> warn_site;   // "WARNING: ... at file:line func+off/size"
+  std::optional<CodeLocation> last_break;  // s390 "Last Breaking-Event-Address:" (not a call trace frame)
   std::vector<std::pair<std::string, std::uint64_t>> registers;
   std::string code_bytes;
   std::vector<std::string> modules;
-  std::vector<std::string> body;        // the first free-text lines (KASAN access line, lockdep detail, ...)
+  std::vector<std::string> body;  // the first free-text lines (KASAN access line, lockdep detail, ...)
   // The report's own console lines as printed (prefixes stripped, other contexts'
   // lines left out), from its start line on, bounded, joined by '\n': what title rules read.
   std::string text;
@@ -77,14 +77,14 @@ struct Report {
   std::vector<Frame> frames;
   bool corrupted = false;
   std::string corrupted_reason;
-  bool old_address_format = false;      // "[<ffffffff...>]" era (<= 4.9)
+  bool old_address_format = false;  // "[<ffffffff...>]" era (<= 4.9)
   bool panicked = false;
-  std::optional<std::int64_t> kaslr_offset; // from "Kernel Offset:" or inferred from frames with debuginfo
-  std::string kaslr_source;                 // "kernel_offset_line" or "frames"
+  std::optional<std::int64_t> kaslr_offset;  // from "Kernel Offset:" or inferred from frames with debuginfo
+  std::string kaslr_source;                  // "kernel_offset_line" or "frames"
   int kaslr_agreeing_frames = 0;
   std::optional<FrameDebugInfo> rip_debug;  // the crash site, symbolized
   std::vector<std::string> debug_warnings;  // missing or mismatched debuginfo
-  std::optional<std::size_t> guilty;    // index into frames
+  std::optional<std::size_t> guilty;        // index into frames
   std::uint64_t signature = 0;
   InputSpan input;
 };

@@ -19,25 +19,28 @@ constexpr ReasonText text_of(Reason r) {
     case Reason::DuplicateOfAbove:
       return {"duplicate_of_above", "the same return address as the frame just above: a leftover copy"};
     case Reason::SkippedByUnwinder:
-      return {"skipped_by_unwinder", "a reliable frame follows on the same stack, so the unwinder stepped over this slot"};
+      return {"skipped_by_unwinder",
+              "a reliable frame follows on the same stack, so the unwinder stepped over this slot"};
     case Reason::AfterChainEnd:
       return {"after_chain_end", "printed after the bottom frame of this stack: the live chain had already ended"};
     case Reason::NoCallBefore:
-      return {"no_call_before", "the instruction before this return address is not a call: it cannot be a return address"};
+      return {"no_call_before",
+              "the instruction before this return address is not a call: it cannot be a return address"};
     case Reason::CallTargetMismatch:
       return {"call_target_mismatch", "preceded by a direct call whose target cannot lead to the frame above"};
     case Reason::CallSitePlausible:
-      return {"call_site_plausible", "preceded by a call that can lead to the frame above: possibly a caller the unwinder missed"};
+      return {"call_site_plausible",
+              "preceded by a call that can lead to the frame above: possibly a caller the unwinder missed"};
     case Reason::ReportingPath:
       return {"reporting_path", "a live frame of the oops/WARN machinery below the faulting frame"};
     case Reason::AfterUnwinderStopped:
-      return {"after_unwinder_stopped", "after the last reliable frame while the chain was unfinished: may be a real caller the unwinder lost"};
+      return {"after_unwinder_stopped",
+              "after the last reliable frame while the chain was unfinished: may be a real caller the unwinder lost"};
     case Reason::EntryCode:
       return {"entry_code", "interrupt or exception entry code, which the unwinder crosses through saved registers"};
     case Reason::NoReliableFrames:
       return {"no_reliable_frames", "no frame on this stack was vouched for (guess unwinder or no frame pointers)"};
-    case Reason::NoAddress:
-      return {"no_address", "the line names no code address"};
+    case Reason::NoAddress: return {"no_address", "the line names no code address"};
   }
   return {"unknown", "unknown"};
 }

@@ -12,23 +12,23 @@ enum class Verdict { Reliable, Stale, Plausible, Unknown };
 
 enum class Reason {
   // Reliable.
-  Unwinder,             // printed without '?': the kernel's unwinder reached it
-  ExactUnwinder,        // architecture whose unwinder never guesses (arm64, arm)
+  Unwinder,       // printed without '?': the kernel's unwinder reached it
+  ExactUnwinder,  // architecture whose unwinder never guesses (arm64, arm)
   // Stale.
-  FunctionStart,        // '?' word points at the first byte of a function
-  DuplicateOfAbove,     // '?' word repeats the frame printed just above it
-  SkippedByUnwinder,    // a reliable frame follows in the same stack: the unwinder passed this slot
-  AfterChainEnd,        // '?' word after the bottom frame of this stack (entry/ret_from_fork)
-  NoCallBefore,         // (debuginfo) the instruction before the return address is not a call
-  CallTargetMismatch,   // (debuginfo) a direct call whose target cannot lead to the frame above
+  FunctionStart,       // '?' word points at the first byte of a function
+  DuplicateOfAbove,    // '?' word repeats the frame printed just above it
+  SkippedByUnwinder,   // a reliable frame follows in the same stack: the unwinder passed this slot
+  AfterChainEnd,       // '?' word after the bottom frame of this stack (entry/ret_from_fork)
+  NoCallBefore,        // (debuginfo) the instruction before the return address is not a call
+  CallTargetMismatch,  // (debuginfo) a direct call whose target cannot lead to the frame above
   // Plausible.
-  ReportingPath,        // '?' frame of the die/warn path below the faulting frame
-  AfterUnwinderStopped, // '?' words after the last reliable frame, chain not finished
-  EntryCode,            // '?' frame in interrupt/exception entry code the unwinder cannot vouch for
-  CallSitePlausible,    // (debuginfo) preceded by an indirect call, or a direct call that reaches the frame above
+  ReportingPath,         // '?' frame of the die/warn path below the faulting frame
+  AfterUnwinderStopped,  // '?' words after the last reliable frame, chain not finished
+  EntryCode,             // '?' frame in interrupt/exception entry code the unwinder cannot vouch for
+  CallSitePlausible,     // (debuginfo) preceded by an indirect call, or a direct call that reaches the frame above
   // Unknown.
-  NoReliableFrames,     // nothing in this stack was reliable (guess unwinder, no frame pointers)
-  NoAddress,            // a line that names no code location
+  NoReliableFrames,  // nothing in this stack was reliable (guess unwinder, no frame pointers)
+  NoAddress,         // a line that names no code location
 };
 
 constexpr std::string_view to_string(Verdict v) {

@@ -10,7 +10,8 @@ namespace btaudit {
 
 // only_cpu >= 0: that CPU's entry alone in "cpus" (the crash extension's bt -c).
 std::string render_dump_json(const DumpAnalysis& a, int only_cpu = -1);
-std::string render_dump_text(const DumpAnalysis& a, const TextStyle& style, int only_cpu = -1, bool with_reports = true);
+std::string render_dump_text(const DumpAnalysis& a, const TextStyle& style, int only_cpu = -1,
+                             bool with_reports = true);
 // The tail of render_dump_text: the log's reports, audited, and their cross-checks.
 std::string render_dump_reports_text(const DumpAnalysis& a, const TextStyle& style);
 

@@ -91,19 +91,20 @@ std::string render_dump_svg(const DumpAnalysis& a) {
       const int x = kMargin + static_cast<int>(c) * (kColumnWidth + kGap);
       const int top = y0 + 16;
       width = std::max(width, x + kColumnWidth + kMargin);
-      body += "<rect x='" + std::to_string(x) + "' y='" + std::to_string(top) + "' width='" + std::to_string(kColumnWidth) +
-              "' height='" + std::to_string(24 + static_cast<int>(columns[c].frames.size()) * kRow) +
-              "' class='stack'/>\n<text x='" + std::to_string(x + 8) + "' y='" + std::to_string(top + 16) +
-              "' class='stackname'>" + escape(columns[c].name) + " stack</text>\n";
+      body += "<rect x='" + std::to_string(x) + "' y='" + std::to_string(top) + "' width='" +
+              std::to_string(kColumnWidth) + "' height='" +
+              std::to_string(24 + static_cast<int>(columns[c].frames.size()) * kRow) + "' class='stack'/>\n<text x='" +
+              std::to_string(x + 8) + "' y='" + std::to_string(top + 16) + "' class='stackname'>" +
+              escape(columns[c].name) + " stack</text>\n";
       for (std::size_t k = 0; k < columns[c].frames.size(); ++k) {
         const Frame& f = *columns[c].frames[k];
         const int fy = top + 22 + static_cast<int>(k) * kRow;
         body += "<g><title>" + escape(label(f)) + " | " + std::string(to_string(f.verdict)) + ": " +
                 escape(std::string(reason_description(f.reason))) + (f.slot ? " | slot " + hex(*f.slot) : "") +
                 "</title><rect x='" + std::to_string(x + 4) + "' y='" + std::to_string(fy) + "' width='" +
-                std::to_string(kColumnWidth - 8) + "' height='" + std::to_string(kRow - 2) + "' fill='" + fill(f.verdict) +
-                "' class='frame'/><text x='" + std::to_string(x + 10) + "' y='" + std::to_string(fy + 13) + "'>" +
-                escape(label(f)) + "</text></g>\n";
+                std::to_string(kColumnWidth - 8) + "' height='" + std::to_string(kRow - 2) + "' fill='" +
+                fill(f.verdict) + "' class='frame'/><text x='" + std::to_string(x + 10) + "' y='" +
+                std::to_string(fy + 13) + "'>" + escape(label(f)) + "</text></g>\n";
       }
       if (c + 1 < columns.size() && c < cw.transitions.size()) {
         const WalkTransition& t = cw.transitions[c];
@@ -122,10 +123,12 @@ std::string render_dump_svg(const DumpAnalysis& a) {
   }
   std::string out = "<svg xmlns='http://www.w3.org/2000/svg' width='" + std::to_string(width) + "' height='" +
                     std::to_string(y0 + kMargin) + "' font-family='monospace' font-size='11'>\n";
-  out += "<style>.cpu{font-size:14px;font-weight:bold}.stack{fill:#f7f9fc;stroke:#8899aa}.stackname{font-weight:bold}"
-         ".frame{stroke:#99a}.arrow{fill:none;stroke:#2b6cb0;stroke-width:2}.link{fill:#2b6cb0;font-size:10px}</style>\n";
-  out += "<defs><marker id='head' markerWidth='10' markerHeight='8' refX='9' refY='4' orient='auto'>"
-         "<path d='M0,0 L10,4 L0,8 z' fill='#2b6cb0'/></marker></defs>\n";
+  out +=
+      "<style>.cpu{font-size:14px;font-weight:bold}.stack{fill:#f7f9fc;stroke:#8899aa}.stackname{font-weight:bold}"
+      ".frame{stroke:#99a}.arrow{fill:none;stroke:#2b6cb0;stroke-width:2}.link{fill:#2b6cb0;font-size:10px}</style>\n";
+  out +=
+      "<defs><marker id='head' markerWidth='10' markerHeight='8' refX='9' refY='4' orient='auto'>"
+      "<path d='M0,0 L10,4 L0,8 z' fill='#2b6cb0'/></marker></defs>\n";
   out += "<text x='" + std::to_string(kMargin) + "' y='" + std::to_string(kMargin + 6) + "' class='cpu'>" +
          escape(a.path) + " (" + escape(a.release) + "): green reliable, grey stale, amber plausible</text>\n";
   out += body + "</svg>\n";

@@ -15,12 +15,13 @@ std::string hex(std::uint64_t v) {
 }  // namespace
 
 std::string render_irq_state_text(const DumpAnalysis& a) {
-  std::string out = "dump:    " + a.path + " (" + a.format + ")\nvmlinux: " + a.vmlinux + "\nlayout:  " +
-                    a.layout.era_name + "; IRQ stack " + std::to_string(a.layout.irq_stack_size) + " bytes, THREAD_SIZE " +
-                    std::to_string(a.layout.thread_size) + "\n";
+  std::string out = "dump:    " + a.path + " (" + a.format + ")\nvmlinux: " + a.vmlinux +
+                    "\nlayout:  " + a.layout.era_name + "; IRQ stack " + std::to_string(a.layout.irq_stack_size) +
+                    " bytes, THREAD_SIZE " + std::to_string(a.layout.thread_size) + "\n";
   for (const auto& f : a.layout.fallbacks) out += "note:    " + f + "\n";
-  out += "\nCPU  task             PID  COMM             SP                on      IRQ stack [base, top)"
-         "                 backlink at top   in use  registers from\n";
+  out +=
+      "\nCPU  task             PID  COMM             SP                on      IRQ stack [base, top)"
+      "                 backlink at top   in use  registers from\n";
   for (const CpuWalk& cw : a.walk.cpus) {
     const CpuIrqState& c = cw.state;
     char line[400];

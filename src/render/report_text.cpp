@@ -80,7 +80,8 @@ std::string describe_debug(const FrameDebugInfo& d) {
     if (!d.inlined.empty() && d.innermost_function) out += "  (" + *d.innermost_function + ", inlined)";
     out += "\n";
   }
-  for (const InlinedCall& c : d.inlined) out += indent + "inlined into " + c.function + " at " + describe(c.call) + "\n";
+  for (const InlinedCall& c : d.inlined)
+    out += indent + "inlined into " + c.function + " at " + describe(c.call) + "\n";
   if (d.call_site) {
     out += indent + "call site: ";
     out += d.call_site->kind == CallKind::None ? std::string("none") : d.call_site->insn;
@@ -121,7 +122,8 @@ std::string render_text(const Report& r, const TextStyle& style) {
   out += r.guilty ? describe(r.frames[*r.guilty]) : std::string("(none)");
   out += "\n   signature: " + signature_hex(r.signature) + "\n";
   if (r.panicked) out += "   the kernel panicked\n";
-  if (r.kaslr_offset && r.kaslr_source.empty()) out += "   kernel offset (KASLR): " + hex(static_cast<std::uint64_t>(*r.kaslr_offset)) + "\n";
+  if (r.kaslr_offset && r.kaslr_source.empty())
+    out += "   kernel offset (KASLR): " + hex(static_cast<std::uint64_t>(*r.kaslr_offset)) + "\n";
   if (r.corrupted) out += "   CORRUPTED: " + r.corrupted_reason + "\n";
   if (!r.kaslr_source.empty() && r.kaslr_offset)
     out += "   KASLR offset " + hex(static_cast<std::uint64_t>(*r.kaslr_offset)) + " (" + r.kaslr_source + ", " +

@@ -21,10 +21,8 @@ bool collects_backtraces(ReportKind k) {
     case ReportKind::HungTask:
     case ReportKind::SoftLockup:
     case ReportKind::HardLockup:
-    case ReportKind::Panic:
-      return true;
-    default:
-      return false;
+    case ReportKind::Panic: return true;
+    default: return false;
   }
 }
 
@@ -36,8 +34,7 @@ LogParser::LogParser(std::string path, Sink sink, ParserLimits limits)
 void LogParser::keep_text(const ReportBuilder& b, ReportText& text, const CleanLine& line) const {
   if (text.stopped || line.foreign || text.count >= limits_.max_text_lines) return;
   const std::string_view s = line.text;
-  if (b.caller_kind() && line.caller_kind &&
-      (line.caller_kind != b.caller_kind() || line.caller_id != b.caller_id())) {
+  if (b.caller_kind() && line.caller_kind && (line.caller_kind != b.caller_kind() || line.caller_id != b.caller_id())) {
     // Another context's line, unless the report asked all CPUs for their stacks.
     if (!(text.other_cpus && line.caller_kind == 'C')) return;
   }
@@ -60,8 +57,7 @@ void LogParser::keep_text(const ReportBuilder& b, ReportText& text, const CleanL
   // panic_on_warn and oops-induced lockdep reports repeat what the report already
   // showed; after a report of some length they only add a misleading second stack.
   if (text.count > 22 && (s.find("Kernel panic - not syncing") != std::string_view::npos ||
-                                 s.find("WARNING: possible circular locking dependency detected") !=
-                                     std::string_view::npos)) {
+                          s.find("WARNING: possible circular locking dependency detected") != std::string_view::npos)) {
     text.stopped = true;
     return;
   }
@@ -247,8 +243,8 @@ void LogParser::route(const CleanLine& line) {
       close_open();
       flush_closed();
     } else {
-      const std::uint32_t limit = open_->has_frames() && !open_->in_trace() ? limits_.idle_after_trace
-                                                                            : limits_.idle_before_trace;
+      const std::uint32_t limit =
+          open_->has_frames() && !open_->in_trace() ? limits_.idle_after_trace : limits_.idle_before_trace;
       if (open_->idle_lines() > limit) close_open();
     }
     return;
@@ -272,7 +268,8 @@ void LogParser::finish() {
 
 std::vector<Report> parse_log(std::string_view text, const std::string& path, ParserLimits limits) {
   std::vector<Report> out;
-  parse_log(text, path, [&out](Report&& r) { out.push_back(std::move(r)); }, limits);
+  parse_log(
+      text, path, [&out](Report&& r) { out.push_back(std::move(r)); }, limits);
   return out;
 }
 

@@ -20,23 +20,23 @@
 namespace btaudit {
 
 struct ParserLimits {
-  std::uint32_t soft_window = 4;          // lines between a "[ cut here ]" banner and its start line
-  std::uint32_t consequence_window = 60;  // lines after a report in which a panic still belongs to it
-  std::uint32_t idle_after_trace = 25;    // unrelated lines that close a report whose trace has ended
-  std::uint32_t idle_before_trace = 120;  // unrelated lines that close a report still waiting for its trace
-  std::size_t max_line_bytes = 64 * 1024; // longer lines are truncated before parsing
-  std::size_t max_frames = 4096;          // frames kept per report; more marks it corrupted
-  std::size_t max_text_lines = 1500;      // console lines kept per report for title rules
-  std::size_t max_text_line_bytes = 1024; // longer kept lines are cut (title rules read line starts)
+  std::uint32_t soft_window = 4;           // lines between a "[ cut here ]" banner and its start line
+  std::uint32_t consequence_window = 60;   // lines after a report in which a panic still belongs to it
+  std::uint32_t idle_after_trace = 25;     // unrelated lines that close a report whose trace has ended
+  std::uint32_t idle_before_trace = 120;   // unrelated lines that close a report still waiting for its trace
+  std::size_t max_line_bytes = 64 * 1024;  // longer lines are truncated before parsing
+  std::size_t max_frames = 4096;           // frames kept per report; more marks it corrupted
+  std::size_t max_text_lines = 1500;       // console lines kept per report for title rules
+  std::size_t max_text_line_bytes = 1024;  // longer kept lines are cut (title rules read line starts)
 };
 
 // The console lines of one report, as title rules want them: the report's own
 // context only, from its start line until the report is handed on.
 struct ReportText {
-  std::string lines;         // joined by '\n' (one buffer: reports are many, lines short)
+  std::string lines;  // joined by '\n' (one buffer: reports are many, lines short)
   std::size_t count = 0;
-  bool other_cpus = false;   // "Sending NMI from CPU": other CPUs' backtraces belong to the report
-  bool stopped = false;      // a panic or lockdep banner after enough lines: the rest is a consequence
+  bool other_cpus = false;  // "Sending NMI from CPU": other CPUs' backtraces belong to the report
+  bool stopped = false;     // a panic or lockdep banner after enough lines: the rest is a consequence
 };
 
 class LogParser {
@@ -65,7 +65,7 @@ class LogParser {
   ParserLimits limits_;
   std::uint32_t line_no_ = 0;
   std::optional<ReportBuilder> open_;
-  std::optional<ReportBuilder> closed_;   // waits a few lines for a panic that belongs to it
+  std::optional<ReportBuilder> closed_;  // waits a few lines for a panic that belongs to it
   ReportText open_text_;
   ReportText closed_text_;
   // The report before the open one, still reading lines for its title rules: a

@@ -483,8 +483,8 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
     }
     return true;
   }
-  if (starts(s, "RIP: ") || starts(s, "EIP: ") || starts(s, "pc : ") || starts(s, "NIP ") ||
-      starts(s, "PC is at ") || starts(s, "EIP is at ") || starts(s, "epc : ") || starts(s, "IP: ")) {
+  if (starts(s, "RIP: ") || starts(s, "EIP: ") || starts(s, "pc : ") || starts(s, "NIP ") || starts(s, "PC is at ") ||
+      starts(s, "EIP is at ") || starts(s, "epc : ") || starts(s, "IP: ")) {
     if (report_.arch == Arch::Unknown) {
       if (s[0] == 'R')
         report_.arch = Arch::X86_64;

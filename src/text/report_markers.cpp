@@ -31,7 +31,8 @@ constexpr Rule kRules[] = {
     {"BUG: KCSAN: ", ReportKind::Kcsan, JoinPolicy::Standalone},
     {"BUG: KFENCE: ", ReportKind::Kfence, JoinPolicy::Standalone},
     {"KASAN: ", ReportKind::Kasan, JoinPolicy::FollowUp},
-    {"BUG kmalloc-", ReportKind::Bug, JoinPolicy::Standalone},  // SLUB debug: "BUG kmalloc-8 (...): Object already free"
+    {"BUG kmalloc-", ReportKind::Bug,
+     JoinPolicy::Standalone},  // SLUB debug: "BUG kmalloc-8 (...): Object already free"
     {"UBSAN: ", ReportKind::Ubsan, JoinPolicy::Standalone},
     // kmemleak: syzkaller's consoles print "BUG: memory leak" first; the object line belongs to it.
     {"unreferenced object 0x", ReportKind::MemoryLeak, JoinPolicy::FollowUp},
@@ -77,7 +78,8 @@ constexpr Rule kRules[] = {
     {"NMI backtrace for cpu ", ReportKind::NmiBacktrace, JoinPolicy::Backtrace},
     // Faults.
     {"BUG: kernel NULL pointer dereference", ReportKind::NullPointerDereference, JoinPolicy::Standalone},
-    {"BUG: unable to handle kernel NULL pointer dereference", ReportKind::NullPointerDereference, JoinPolicy::Standalone},
+    {"BUG: unable to handle kernel NULL pointer dereference", ReportKind::NullPointerDereference,
+     JoinPolicy::Standalone},
     {"BUG: unable to handle kernel paging request", ReportKind::PageFault, JoinPolicy::Standalone},
     {"BUG: unable to handle page fault", ReportKind::PageFault, JoinPolicy::Standalone},
     {"BUG: unable to handle kernel", ReportKind::PageFault, JoinPolicy::Standalone},
@@ -151,10 +153,24 @@ bool is_consequential_panic(std::string_view header) {
   if (colon == std::string_view::npos) return false;
   const std::string_view reason = header.substr(colon + 13);
   constexpr std::string_view kConsequences[] = {
-      "Fatal exception", "panic_on_warn set", "hung_task: blocked tasks", "softlockup: hung tasks",
-      "Hard LOCKUP", "hard LOCKUP", "Fatal machine check", "Fatal hardware error", "rcu_sched self-detected",
-      "RCU Stall", "panic_on_oops", "Oops", "Attempted to kill the idle task", "Aiee, killing interrupt handler",
-      "Watchdog detected hard LOCKUP", "corrupted stack end detected", "Kernel stack overflow", "bad mode",
+      "Fatal exception",
+      "panic_on_warn set",
+      "hung_task: blocked tasks",
+      "softlockup: hung tasks",
+      "Hard LOCKUP",
+      "hard LOCKUP",
+      "Fatal machine check",
+      "Fatal hardware error",
+      "rcu_sched self-detected",
+      "RCU Stall",
+      "panic_on_oops",
+      "Oops",
+      "Attempted to kill the idle task",
+      "Aiee, killing interrupt handler",
+      "Watchdog detected hard LOCKUP",
+      "corrupted stack end detected",
+      "Kernel stack overflow",
+      "bad mode",
       "kernel stack overflow",
   };
   for (auto c : kConsequences)
@@ -179,21 +195,38 @@ bool contains_nocase(std::string_view s, std::string_view lower_needle) {
 // Only lines that already matched a rule are checked, so the cost is off the hot path.
 bool is_benign_start(std::string_view s) {
   constexpr std::string_view kBenignPrefixes[] = {
-      "INFO: lockdep is turned off", "INFO: Stall ended before state dump start", "INFO: NMI handler",
-      "INFO: recovery required on readonly filesystem", "INFO: no syscalls can create resource",
-      "INFO: sys_", "BUG: no syscalls can create resource", "WARNING: /etc/ssh/moduli does not exist",
-      "WARNING: workqueue cpumask: online intersect > possible intersect", "WARNING: The mand mount option",
-      "WARNING: the mand mount option", "WARNING: Unsupported flag value", "WARNING: Unprivileged eBPF is enabled",
-      "WARNING: fbcon: Driver '", "WARNING: See https", "WARNING: kernel not compiled with CPU_SRSO",
+      "INFO: lockdep is turned off",
+      "INFO: Stall ended before state dump start",
+      "INFO: NMI handler",
+      "INFO: recovery required on readonly filesystem",
+      "INFO: no syscalls can create resource",
+      "INFO: sys_",
+      "BUG: no syscalls can create resource",
+      "WARNING: /etc/ssh/moduli does not exist",
+      "WARNING: workqueue cpumask: online intersect > possible intersect",
+      "WARNING: The mand mount option",
+      "WARNING: the mand mount option",
+      "WARNING: Unsupported flag value",
+      "WARNING: Unprivileged eBPF is enabled",
+      "WARNING: fbcon: Driver '",
+      "WARNING: See https",
+      "WARNING: kernel not compiled with CPU_SRSO",
   };
   for (auto p : kBenignPrefixes)
     if (s.starts_with(p)) return true;
   // Only a bare "INFO:" (the rest of a header lost) is left to the generic rule.
   if (s.starts_with("INFO:") && !scan::trim(s.substr(5)).empty()) {
-    constexpr std::string_view kInfoReports[] = {
-        "INFO: possible ", "INFO: inconsistent lock state", "INFO: trying to register non-static key",
-        "INFO: suspicious RCU usage", "INFO: SOFTIRQ-safe", "INFO: task ", "INFO: rcu", "INFO: Freed in ",
-        "INFO: Allocated in ", "INFO: Slab 0x", "INFO: Object 0x"};
+    constexpr std::string_view kInfoReports[] = {"INFO: possible ",
+                                                 "INFO: inconsistent lock state",
+                                                 "INFO: trying to register non-static key",
+                                                 "INFO: suspicious RCU usage",
+                                                 "INFO: SOFTIRQ-safe",
+                                                 "INFO: task ",
+                                                 "INFO: rcu",
+                                                 "INFO: Freed in ",
+                                                 "INFO: Allocated in ",
+                                                 "INFO: Slab 0x",
+                                                 "INFO: Object 0x"};
     bool known = false;
     for (auto k : kInfoReports) known = known || s.starts_with(k);
     if (!known) return true;
@@ -204,8 +237,8 @@ bool is_benign_start(std::string_view s) {
   // "INFO: NMI handler (perf_event_nmi_handler) took too long to run: 1.2 msecs"
   if (s.starts_with("INFO: ") && scan::contains(s, " took too long")) return true;
   // "WARNING: foo uses wireless extensions which will stop working ..." (some consoles upper-case it all)
-  if (s.starts_with("WARNING: ") && (contains_nocase(s, " uses wireless extensions") ||
-                                     contains_nocase(s, " uses deprecated v2 capabilities")))
+  if (s.starts_with("WARNING: ") &&
+      (contains_nocase(s, " uses wireless extensions") || contains_nocase(s, " uses deprecated v2 capabilities")))
     return true;
   return false;
 }
@@ -228,9 +261,22 @@ std::optional<StartMarker> match_rules(std::string_view s) {
 // note, lockdep's old "[ INFO: ... ]" banners, x86's "segment-related general
 // protection fault". Only these are looked for inside a line.
 constexpr std::string_view kEmbeddable[] = {
-    "BUG: ", "WARNING: ", "INFO: ", "general protection fault", "kernel BUG at ", "Kernel panic - not syncing",
-    "divide error: ", "invalid opcode: ", "UBSAN: ", "Unable to handle kernel ", "Internal error: ",
-    "Unhandled fault: ", "stack segment: ", "PANIC: double fault", "SYZFAIL:", "SYZFATAL:",
+    "BUG: ",
+    "WARNING: ",
+    "INFO: ",
+    "general protection fault",
+    "kernel BUG at ",
+    "Kernel panic - not syncing",
+    "divide error: ",
+    "invalid opcode: ",
+    "UBSAN: ",
+    "Unable to handle kernel ",
+    "Internal error: ",
+    "Unhandled fault: ",
+    "stack segment: ",
+    "PANIC: double fault",
+    "SYZFAIL:",
+    "SYZFATAL:",
 };
 
 struct EmbeddableIndex {

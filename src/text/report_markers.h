@@ -9,12 +9,12 @@
 namespace btaudit {
 
 enum class JoinPolicy {
-  Standalone,   // always starts its own report
-  FollowUp,     // second line of a report that has just started ("Oops:" after "BUG: unable to handle ...")
-  Consequence,  // what a report led to ("Kernel panic - not syncing: Fatal exception")
-  Backtrace,    // another CPU's stack printed on behalf of an open report ("NMI backtrace for cpu 1")
-  Soft,         // a banner that may precede a start line ("[ cut here ]", "=====")
-  Continuation, // a detail line of an open report of any age ("INFO: Freed in ..."); starts one only when none is open
+  Standalone,    // always starts its own report
+  FollowUp,      // second line of a report that has just started ("Oops:" after "BUG: unable to handle ...")
+  Consequence,   // what a report led to ("Kernel panic - not syncing: Fatal exception")
+  Backtrace,     // another CPU's stack printed on behalf of an open report ("NMI backtrace for cpu 1")
+  Soft,          // a banner that may precede a start line ("[ cut here ]", "=====")
+  Continuation,  // a detail line of an open report of any age ("INFO: Freed in ..."); starts one only when none is open
 };
 
 struct StartMarker {

@@ -87,8 +87,8 @@ bool OrcTable::add(MemorySource& m, std::uint64_t ip_table, std::uint64_t entrie
     p.entries.push_back(decode_orc_entry(eb.data() + i * 6, version));
   }
   // Narrow ranges first, so a module's range wins over vmlinux's catch-all.
-  auto pos = std::find_if(parts_.begin(), parts_.end(),
-                          [&](const Part& q) { return (q.end - q.begin) > (p.end - p.begin); });
+  auto pos =
+      std::find_if(parts_.begin(), parts_.end(), [&](const Part& q) { return (q.end - q.begin) > (p.end - p.begin); });
   parts_.insert(pos, std::move(p));
   return true;
 }

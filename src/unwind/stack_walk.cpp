@@ -8,8 +8,7 @@ namespace {
 
 // struct pt_regs on x86-64.
 constexpr std::uint64_t kPtRegsSize = 168;
-constexpr std::uint64_t kIpOff = 128, kSpOff = 152, kBpOff = 32, kR10Off = 56, kR13Off = 16, kDiOff = 112,
-                        kDxOff = 96;
+constexpr std::uint64_t kIpOff = 128, kSpOff = 152, kBpOff = 32, kR10Off = 56, kR13Off = 16, kDiOff = 112, kDxOff = 96;
 constexpr std::uint64_t kIretFrameOffset = 128;  // pt_regs starts this far below an iret frame
 
 struct Regs {
@@ -80,12 +79,26 @@ class Unwinder {
     switch (e.sp_reg) {
       case OrcReg::Sp: sp = sp_ + static_cast<std::uint64_t>(std::int64_t{e.sp_offset}); break;
       case OrcReg::Bp: sp = bp_ + static_cast<std::uint64_t>(std::int64_t{e.sp_offset}); break;
-      case OrcReg::SpIndirect: sp = sp_; indirect = true; break;
-      case OrcReg::BpIndirect: sp = bp_ + static_cast<std::uint64_t>(std::int64_t{e.sp_offset}); indirect = true; break;
-      case OrcReg::R10: if (!get_reg(kR10Off, sp)) return fail("missing R10 value", orig_ip); break;
-      case OrcReg::R13: if (!get_reg(kR13Off, sp)) return fail("missing R13 value", orig_ip); break;
-      case OrcReg::Di: if (!get_reg(kDiOff, sp)) return fail("missing DI value", orig_ip); break;
-      case OrcReg::Dx: if (!get_reg(kDxOff, sp)) return fail("missing DX value", orig_ip); break;
+      case OrcReg::SpIndirect:
+        sp = sp_;
+        indirect = true;
+        break;
+      case OrcReg::BpIndirect:
+        sp = bp_ + static_cast<std::uint64_t>(std::int64_t{e.sp_offset});
+        indirect = true;
+        break;
+      case OrcReg::R10:
+        if (!get_reg(kR10Off, sp)) return fail("missing R10 value", orig_ip);
+        break;
+      case OrcReg::R13:
+        if (!get_reg(kR13Off, sp)) return fail("missing R13 value", orig_ip);
+        break;
+      case OrcReg::Di:
+        if (!get_reg(kDiOff, sp)) return fail("missing DI value", orig_ip);
+        break;
+      case OrcReg::Dx:
+        if (!get_reg(kDxOff, sp)) return fail("missing DX value", orig_ip);
+        break;
       default: return fail("unknown ORC sp_reg", orig_ip);
     }
     if (indirect) {

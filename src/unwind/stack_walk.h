@@ -24,16 +24,16 @@ struct WalkStack {
 
 struct WalkFrame {
   std::uint64_t address = 0;
-  std::uint64_t slot = 0;     // where on the stack the word was found (0: a register)
-  bool reliable = false;      // the unwinder's return-address slot
-  bool from_regs = false;     // the interrupted RIP of a pt_regs (printed as a RIP: line by the kernel)
+  std::uint64_t slot = 0;  // where on the stack the word was found (0: a register)
+  bool reliable = false;   // the unwinder's return-address slot
+  bool from_regs = false;  // the interrupted RIP of a pt_regs (printed as a RIP: line by the kernel)
   std::string stack, stack_name;
 };
 
 struct WalkTransition {
-  std::string from, to;       // stack kinds ("irq", "task", "NMI", ...)
-  std::uint64_t slot = 0;     // where the backlink was read
-  std::uint64_t value = 0;    // the stack pointer it holds
+  std::string from, to;     // stack kinds ("irq", "task", "NMI", ...)
+  std::uint64_t slot = 0;   // where the backlink was read
+  std::uint64_t value = 0;  // the stack pointer it holds
 };
 
 struct WalkResult {

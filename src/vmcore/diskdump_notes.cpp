@@ -1,9 +1,9 @@
 #include "vmcore/diskdump_notes.h"
 
-#include "vmcore/prstatus.h"
-
 #include <cstring>
 #include <fstream>
+
+#include "vmcore/prstatus.h"
 
 namespace btaudit {
 

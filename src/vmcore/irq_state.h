@@ -26,13 +26,13 @@ struct CpuIrqState {
   std::optional<int> pid;
   std::optional<std::string> comm;
   std::optional<std::uint64_t> sp;
-  std::string registers_from;              // "NT_PRSTATUS note" or why there are none
+  std::string registers_from;  // "NT_PRSTATUS note" or why there are none
   std::optional<StackRange> irq_stack;
-  std::optional<std::uint64_t> backlink;   // *(irq stack end - 8)
-  std::optional<bool> in_use;              // hardirq_stack_inuse
-  std::optional<std::int32_t> irq_count;   // irq_count (-1: free)
-  std::vector<StackRange> stacks;          // every stack this CPU owns (task, irq, exception)
-  std::string sp_stack = "unknown";        // which of them holds sp
+  std::optional<std::uint64_t> backlink;  // *(irq stack end - 8)
+  std::optional<bool> in_use;             // hardirq_stack_inuse
+  std::optional<std::int32_t> irq_count;  // irq_count (-1: free)
+  std::vector<StackRange> stacks;         // every stack this CPU owns (task, irq, exception)
+  std::string sp_stack = "unknown";       // which of them holds sp
   std::vector<std::string> problems;
 };
 

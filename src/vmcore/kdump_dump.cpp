@@ -1,7 +1,5 @@
 #include "vmcore/kdump_dump.h"
 
-#include "vmcore/diskdump_notes.h"
-
 #include <fcntl.h>
 #include <libkdumpfile/kdumpfile.h>
 #include <unistd.h>
@@ -9,6 +7,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+
+#include "vmcore/diskdump_notes.h"
 
 namespace btaudit {
 

@@ -30,7 +30,7 @@ class KdumpDump final : public MemorySource, public VmcoreInfo {
   std::string describe() const override { return path_; }
 
   const std::string& path() const { return path_; }
-  std::string format() const;                                    // "elf", "diskdump", ...
+  std::string format() const;                                              // "elf", "diskdump", ...
   std::optional<std::string> vmcoreinfo(const std::string& key) override;  // a VMCOREINFO line's value
   std::optional<std::uint64_t> vmcoreinfo_symbol(const std::string& name) override;
   int cpu_count() const;

@@ -33,7 +33,8 @@ KernelLayout detect_layout(KernelDebugInfo& info, KernelTypes& types, std::int64
     auto ptr = types.member("pcpu_hot", "hardirq_stack_ptr");
     auto use = types.member("pcpu_hot", "hardirq_stack_inuse");
     auto cur = types.member("pcpu_hot", "current_task");
-    if (!ptr || !cur) throw DebugInfoError(info.vmlinux_path() + ": struct pcpu_hot has no hardirq_stack_ptr/current_task");
+    if (!ptr || !cur)
+      throw DebugInfoError(info.vmlinux_path() + ": struct pcpu_hot has no hardirq_stack_ptr/current_task");
     l.irq_stack_ptr_var = *pcpu_hot + ptr->offset;
     if (use) l.inuse_var = *pcpu_hot + use->offset;
     l.current_task_var = *pcpu_hot + cur->offset;
@@ -56,14 +57,16 @@ KernelLayout detect_layout(KernelDebugInfo& info, KernelTypes& types, std::int64
     l.irq_stack_ptr_var = *irq_stack_ptr;
     l.irq_count_var = irq_count;
   } else {
-    throw DebugInfoError(info.vmlinux_path() + ": no per-CPU IRQ stack pointer (pcpu_hot, hardirq_stack_ptr, irq_stack_ptr)");
+    throw DebugInfoError(info.vmlinux_path() +
+                         ": no per-CPU IRQ stack pointer (pcpu_hot, hardirq_stack_ptr, irq_stack_ptr)");
   }
   if (l.era != IrqEra::PcpuHot) {
     auto cur = symbol(info, "current_task");
     if (!cur) throw DebugInfoError(info.vmlinux_path() + ": no current_task per-CPU variable");
     l.current_task_var = *cur;
   }
-  if (!l.inuse_var && !l.irq_count_var) l.fallbacks.push_back("no irq_count/hardirq_stack_inuse: in-use state not reported");
+  if (!l.inuse_var && !l.irq_count_var)
+    l.fallbacks.push_back("no irq_count/hardirq_stack_inuse: in-use state not reported");
 
   if (auto s = types.type_size("irq_stack")) {
     l.irq_stack_size = *s;
@@ -90,7 +93,8 @@ KernelLayout detect_layout(KernelDebugInfo& info, KernelTypes& types, std::int64
   auto pid = types.member("task_struct", "pid");
   auto comm = types.member("task_struct", "comm");
   auto stack = types.member("task_struct", "stack");
-  if (!pid || !comm || !stack) throw DebugInfoError(info.vmlinux_path() + ": task_struct.pid/comm/stack missing from DWARF");
+  if (!pid || !comm || !stack)
+    throw DebugInfoError(info.vmlinux_path() + ": task_struct.pid/comm/stack missing from DWARF");
   l.task_pid = *pid;
   l.task_comm = *comm;
   l.task_stack = *stack;
@@ -98,13 +102,14 @@ KernelLayout detect_layout(KernelDebugInfo& info, KernelTypes& types, std::int64
   // Exception (IST) stacks, 5.2+: a per-CPU pointer to struct cea_exception_stacks.
   if (auto cea = symbol(info, "cea_exception_stacks")) {
     l.cea_exception_stacks_var = *cea;
-    const std::pair<const char*, const char*> names[] = {{"DF_stack", "#DF"}, {"NMI_stack", "NMI"}, {"DB_stack", "#DB"},
-                                                         {"MCE_stack", "#MC"}, {"VC_stack", "#VC"}, {"VC2_stack", "#VC2"},
-                                                         {"DB1_stack", "#DB1"}, {"DB2_stack", "#DB2"}};
+    const std::pair<const char*, const char*> names[] = {
+        {"DF_stack", "#DF"}, {"NMI_stack", "NMI"},  {"DB_stack", "#DB"},   {"MCE_stack", "#MC"},
+        {"VC_stack", "#VC"}, {"VC2_stack", "#VC2"}, {"DB1_stack", "#DB1"}, {"DB2_stack", "#DB2"}};
     for (auto [member, name] : names)
       if (auto m = types.member("cea_exception_stacks", member); m && m->size)
         l.exception_stacks.push_back({name, m->offset, m->size});
-    if (l.exception_stacks.empty()) l.fallbacks.push_back("struct cea_exception_stacks not in DWARF: exception stacks unknown");
+    if (l.exception_stacks.empty())
+      l.fallbacks.push_back("struct cea_exception_stacks not in DWARF: exception stacks unknown");
   } else {
     l.fallbacks.push_back("no cea_exception_stacks (kernel before 5.2): exception stacks not located yet");
   }

@@ -28,20 +28,20 @@ struct ExceptionStackLayout {
 struct KernelLayout {
   IrqEra era = IrqEra::HardirqPtrInuse;
   std::string era_name;
-  std::int64_t kaslr = 0;                     // runtime = link address + kaslr (not for per-CPU offsets)
-  std::uint64_t per_cpu_offset_array = 0;     // runtime address of __per_cpu_offset[]
-  std::uint64_t nr_cpu_ids = 0;               // runtime address of nr_cpu_ids
-  std::uint64_t irq_stack_ptr_var = 0;        // per-CPU offset of the top-of-IRQ-stack pointer
-  std::uint64_t irq_stack_top_adjust = 0;     // bytes from the stored pointer to the stack's end
-  std::optional<std::uint64_t> inuse_var;     // hardirq_stack_inuse (bool)
-  std::optional<std::uint64_t> irq_count_var; // irq_count (int, -1 = free)
+  std::int64_t kaslr = 0;                      // runtime = link address + kaslr (not for per-CPU offsets)
+  std::uint64_t per_cpu_offset_array = 0;      // runtime address of __per_cpu_offset[]
+  std::uint64_t nr_cpu_ids = 0;                // runtime address of nr_cpu_ids
+  std::uint64_t irq_stack_ptr_var = 0;         // per-CPU offset of the top-of-IRQ-stack pointer
+  std::uint64_t irq_stack_top_adjust = 0;      // bytes from the stored pointer to the stack's end
+  std::optional<std::uint64_t> inuse_var;      // hardirq_stack_inuse (bool)
+  std::optional<std::uint64_t> irq_count_var;  // irq_count (int, -1 = free)
   std::uint64_t current_task_var = 0;
   std::uint64_t irq_stack_size = 0;
   std::uint64_t thread_size = 0;
   MemberInfo task_pid, task_comm, task_stack;
   std::optional<std::uint64_t> cea_exception_stacks_var;
   std::vector<ExceptionStackLayout> exception_stacks;
-  std::vector<std::string> fallbacks;         // each default taken because the kernel's own data was missing
+  std::vector<std::string> fallbacks;  // each default taken because the kernel's own data was missing
 };
 
 // Throws DebugInfoError when vmlinux lacks what every era has (__per_cpu_offset, a task pointer).

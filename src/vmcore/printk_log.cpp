@@ -28,7 +28,9 @@ std::uint64_t need(MemorySource& m, VmcoreInfo& d, const std::string& key) {
 RingLayout layout_of(MemorySource& m, VmcoreInfo& d) {
   RingLayout l;
   auto prb = d.vmcoreinfo_symbol("prb");
-  if (!prb) throw DumpError(m.describe() + ": VMCOREINFO has no SYMBOL(prb): the log_buf format of kernels before 5.10 is not read yet");
+  if (!prb)
+    throw DumpError(m.describe() +
+                    ": VMCOREINFO has no SYMBOL(prb): the log_buf format of kernels before 5.10 is not read yet");
   // SYMBOL(prb) is the address of the pointer "struct printk_ringbuffer *prb".
   auto ring = m.read_u64(*prb);
   if (!ring) throw DumpError(m.describe() + ": the printk ring buffer pointer (prb) is not in the dump");
@@ -86,7 +88,8 @@ PrintkLog read_printk_log(MemorySource& dump, VmcoreInfo& lines) {
   const std::uint64_t first = *tail & kIdMask;
   const std::uint64_t last = *head & kIdMask;
   const std::uint64_t span = ((last - first) & kIdMask) + 1;
-  if (span > count) log.problems.push_back("head and tail ids span more than the ring: read the last " + std::to_string(count));
+  if (span > count)
+    log.problems.push_back("head and tail ids span more than the ring: read the last " + std::to_string(count));
   const std::uint64_t n = span > count ? count : span;
   const std::uint64_t start = span > count ? ((last - count + 1) & kIdMask) : first;
   std::vector<std::uint8_t> text;

@@ -8,9 +8,9 @@ namespace {
 
 constexpr std::size_t kPrRegOffset = 112;  // offsetof(struct elf_prstatus, pr_reg) on x86-64
 constexpr std::size_t kPrPidOffset = 32;
-constexpr const char* kRegNames[] = {"r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9",
-                                     "r8",  "rax", "rcx", "rdx", "rsi", "rdi", "orig_rax", "rip", "cs",
-                                     "rflags", "rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs", "gs"};
+constexpr const char* kRegNames[] = {"r15",    "r14", "r13", "r12",     "rbp",     "rbx", "r11",      "r10", "r9",
+                                     "r8",     "rax", "rcx", "rdx",     "rsi",     "rdi", "orig_rax", "rip", "cs",
+                                     "rflags", "rsp", "ss",  "fs_base", "gs_base", "ds",  "es",       "fs",  "gs"};
 constexpr std::size_t kRegCount = sizeof kRegNames / sizeof kRegNames[0];
 constexpr std::uint32_t kNtPrstatus = 1;
 

@@ -118,7 +118,8 @@ BOOST_AUTO_TEST_CASE(reliable_direct_call_to_the_frame_above_is_confirmed) {
 }
 
 BOOST_AUTO_TEST_CASE(question_mark_without_a_call_before_is_proven_stale) {
-  const Report r = analyze(" " + dis.after_call("mk_direct_caller", "mk_leaf") + "\n ? " + dis.frame("mk_leaf", 3) + "\n");
+  const Report r =
+      analyze(" " + dis.after_call("mk_direct_caller", "mk_leaf") + "\n ? " + dis.frame("mk_leaf", 3) + "\n");
   const Frame& f = r.frames.at(1);
   BOOST_TEST(f.verdict == Verdict::Stale);
   BOOST_TEST(f.reason == Reason::NoCallBefore);
@@ -197,8 +198,10 @@ BOOST_AUTO_TEST_CASE(kaslr_offset_is_inferred_from_agreeing_frames) {
 BOOST_AUTO_TEST_CASE(printed_kernel_offset_line_is_used_and_checked) {
   auto reports = parse_log(
       "Kernel panic - not syncing: sysrq triggered crash\nCPU: 0 PID: 1 Comm: sh Not tainted 6.1.0-mini #1\n"
-      "Call Trace:\n " + dis.after_call("mk_direct_caller", "mk_leaf") +
-      "\nKernel Offset: 0x1e00000 from 0xffffffff81000000 (relocation range: 0xffffffff80000000-0xffffffffbfffffff)\n",
+      "Call Trace:\n " +
+          dis.after_call("mk_direct_caller", "mk_leaf") +
+          "\nKernel Offset: 0x1e00000 from 0xffffffff81000000 (relocation range: "
+          "0xffffffff80000000-0xffffffffbfffffff)\n",
       "panic.log");
   BOOST_REQUIRE_EQUAL(reports.size(), 1u);
   analyze_report(reports[0]);

@@ -1,9 +1,9 @@
-#include <algorithm>
+#include "text/log_parser.h"
 
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 
 #include "model_printers.h"
-#include "text/log_parser.h"
 
 using namespace btaudit;
 

@@ -1,7 +1,8 @@
+#include "text/report_markers.h"
+
 #include <boost/test/unit_test.hpp>
 
 #include "model_printers.h"
-#include "text/report_markers.h"
 
 using namespace btaudit;
 
@@ -12,7 +13,8 @@ BOOST_AUTO_TEST_CASE(matches_headers_at_line_start_with_their_kind) {
   BOOST_REQUIRE(m);
   BOOST_TEST(m->kind == ReportKind::Kasan);
   BOOST_TEST((m->join == JoinPolicy::Standalone));
-  auto w = match_start("WARNING: CPU: 1 PID: 6694 at net/bridge/netfilter/ebtables.c:2063 compat_copy_entries+0xd9/0x1a0");
+  auto w =
+      match_start("WARNING: CPU: 1 PID: 6694 at net/bridge/netfilter/ebtables.c:2063 compat_copy_entries+0xd9/0x1a0");
   BOOST_REQUIRE(w);
   BOOST_TEST(w->kind == ReportKind::Warning);
   BOOST_TEST(!match_start("systemd[1]: Started Journal Service."));
@@ -20,8 +22,9 @@ BOOST_AUTO_TEST_CASE(matches_headers_at_line_start_with_their_kind) {
 
 BOOST_AUTO_TEST_CASE(finds_a_header_glued_behind_another_line) {
   // Another CPU's unterminated line, then the header with its own timestamp.
-  auto m = match_start("syz-executor7: vmalloc: allocation failure: 34359738352 bytes[   76.471107] BUG: unable to handle "
-                       "kernel paging request at ffffffffa4493138");
+  auto m = match_start(
+      "syz-executor7: vmalloc: allocation failure: 34359738352 bytes[   76.471107] BUG: unable to handle "
+      "kernel paging request at ffffffffa4493138");
   BOOST_REQUIRE(m);
   BOOST_TEST(m->kind == ReportKind::PageFault);
   BOOST_TEST(m->header.starts_with("BUG: unable to handle kernel paging request"));
@@ -48,7 +51,8 @@ BOOST_AUTO_TEST_CASE(segment_related_gpf_is_a_report) {
 BOOST_AUTO_TEST_CASE(benign_messages_that_borrow_report_words) {
   BOOST_TEST(!match_start("WARNING: The mand mount option has been deprecated and"));
   BOOST_TEST(!match_start("WARNING: fbcon: Driver 'vkmsdrmfb' missed to adjust virtual screen size (0x0 vs. 128x16)"));
-  BOOST_TEST(!match_start("WARNING: `SYZ.1.261' USES WIRELESS EXTENSIONS WHICH WILL STOP WORKING FOR WI-FI 7 HARDWARE"));
+  BOOST_TEST(
+      !match_start("WARNING: `SYZ.1.261' USES WIRELESS EXTENSIONS WHICH WILL STOP WORKING FOR WI-FI 7 HARDWARE"));
   BOOST_TEST(!match_start("INFO: lockdep is turned off."));
   BOOST_TEST(!match_start("INFO: NMI handler (perf_event_nmi_handler) took too long to run: 1.234 msecs"));
   BOOST_TEST(!match_start("Oops: efitime: can't read time!"));
@@ -87,7 +91,8 @@ BOOST_AUTO_TEST_CASE(end_of_panic_line_starts_nothing) {
 
 BOOST_AUTO_TEST_CASE(assertions_without_warn_banner) {
   BOOST_TEST(match_start("RTNL: assertion failed at drivers/net/bonding/bond_main.c (4048)").has_value());
-  BOOST_TEST(match_start("sysctl table check failed: net/netfilter/nf_conntrack_max .3.19.1 Missing strategy").has_value());
+  BOOST_TEST(
+      match_start("sysctl table check failed: net/netfilter/nf_conntrack_max .3.19.1 Missing strategy").has_value());
 }
 
 BOOST_AUTO_TEST_CASE(consequential_panics) {

@@ -1,9 +1,9 @@
-#include <boost/test/unit_test.hpp>
+#include "analysis/signature.h"
 
+#include <boost/test/unit_test.hpp>
 #include <string>
 
 #include "analysis/analyze_report.h"
-#include "analysis/signature.h"
 #include "text/log_parser.h"
 
 using namespace btaudit;
@@ -47,20 +47,20 @@ BOOST_AUTO_TEST_CASE(same_bug_across_builds_hashes_equal) {
 
 BOOST_AUTO_TEST_CASE(different_functions_hash_apart) {
   const Report a = first_report(kWarnA);
-  const Report c = first_report("[  1.0] WARNING: CPU: 0 PID: 1 at net/core/dev.c:12 dev_open+0x1/0x2\n"
-                                "[  1.2] RIP: 0010:dev_open+0x1/0x2\n");
+  const Report c = first_report(
+      "[  1.0] WARNING: CPU: 0 PID: 1 at net/core/dev.c:12 dev_open+0x1/0x2\n"
+      "[  1.2] RIP: 0010:dev_open+0x1/0x2\n");
   BOOST_TEST(a.signature != c.signature);
 }
 
 BOOST_AUTO_TEST_CASE(different_classes_in_one_function_hash_apart) {
-  const Report gpf = first_report("[  1.0] general protection fault: 0000 [#1] SMP\n"
-                                  "[  1.1] RIP: 0010:dev_watchdog+0x1/0x2\n");
+  const Report gpf = first_report(
+      "[  1.0] general protection fault: 0000 [#1] SMP\n"
+      "[  1.1] RIP: 0010:dev_watchdog+0x1/0x2\n");
   const Report warn = first_report(kWarnA);
   BOOST_TEST(gpf.signature != warn.signature);
 }
 
-BOOST_AUTO_TEST_CASE(hex_form_is_sixteen_digits) {
-  BOOST_TEST(signature_hex(0x1234) == "0000000000001234");
-}
+BOOST_AUTO_TEST_CASE(hex_form_is_sixteen_digits) { BOOST_TEST(signature_hex(0x1234) == "0000000000001234"); }
 
 BOOST_AUTO_TEST_SUITE_END()

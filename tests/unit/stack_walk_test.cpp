@@ -1,21 +1,22 @@
 // The dump walker on synthetic memory: stacks, ORC tables and registers laid
 // out word by word here, independent of the production structs. Each planted
 // word is commented with what it stands for.
+#include "unwind/stack_walk.h"
+
 #include <boost/test/unit_test.hpp>
 
 #include "memory/synthetic_memory.h"
-#include "unwind/stack_walk.h"
 
 namespace {
 
 using namespace btaudit;
 
-constexpr std::uint64_t kText = 0xffffffff81000000;      // fake kernel text
-constexpr std::uint64_t kOrcIp = 0xffffffff82000000;     // .orc_unwind_ip
-constexpr std::uint64_t kOrc = 0xffffffff82100000;       // .orc_unwind
-constexpr std::uint64_t kTask = 0xffffc90000010000;      // task stack [kTask, +16K)
-constexpr std::uint64_t kIrq = 0xffffc90000100000;       // IRQ stack  [kIrq, +16K)
-constexpr std::uint64_t kNmi = 0xfffffe0000010000;       // NMI stack  [kNmi, +8K)
+constexpr std::uint64_t kText = 0xffffffff81000000;   // fake kernel text
+constexpr std::uint64_t kOrcIp = 0xffffffff82000000;  // .orc_unwind_ip
+constexpr std::uint64_t kOrc = 0xffffffff82100000;    // .orc_unwind
+constexpr std::uint64_t kTask = 0xffffc90000010000;   // task stack [kTask, +16K)
+constexpr std::uint64_t kIrq = 0xffffc90000100000;    // IRQ stack  [kIrq, +16K)
+constexpr std::uint64_t kNmi = 0xfffffe0000010000;    // NMI stack  [kNmi, +8K)
 constexpr std::uint64_t kStack = 16384;
 
 // Functions of the fake text, 0x100 bytes each.
@@ -72,20 +73,18 @@ struct Fixture {
     BOOST_REQUIRE(orc.add(mem, kOrcIp, kOrc, rows.size(), 1));
     in.orc = &orc;
     in.is_kernel_text = [](std::uint64_t a) { return a >= kText && a < fn(kCount); };
-    in.stacks = {{"task", "", kTask, kTask + kStack}, {"irq", "", kIrq, kIrq + kStack},
-                 {"exception", "NMI", kNmi, kNmi + 8192}};
+    in.stacks = {
+        {"task", "", kTask, kTask + kStack}, {"irq", "", kIrq, kIrq + kStack}, {"exception", "NMI", kNmi, kNmi + 8192}};
   }
 
-  void regs(std::uint64_t rip, std::uint64_t rsp) {
-    in.regs = {{"rip", rip}, {"rsp", rsp}, {"rbp", 0}};
-  }
+  void regs(std::uint64_t rip, std::uint64_t rsp) { in.regs = {{"rip", rip}, {"rsp", rsp}, {"rbp", 0}}; }
 
   // A task stack: leaf's caller mid, a stale word, then top, then the bottom frame.
   void plant_task_chain(std::uint64_t sp) {
-    mem.put_u64(sp, fn(kMid) + 0x10);         // leaf returns into mid      (reliable)
-    mem.put_u64(sp + 8, fn(kTop) + 0x20);     // mid returns into top       (reliable)
-    mem.put_u64(sp + 16, fn(kLeaf) + 0x44);   // stack residue of an older call ('?')
-    mem.put_u64(sp + 24, 0x1234);             // not text: never printed
+    mem.put_u64(sp, fn(kMid) + 0x10);        // leaf returns into mid      (reliable)
+    mem.put_u64(sp + 8, fn(kTop) + 0x20);    // mid returns into top       (reliable)
+    mem.put_u64(sp + 16, fn(kLeaf) + 0x44);  // stack residue of an older call ('?')
+    mem.put_u64(sp + 24, 0x1234);            // not text: never printed
     // top's frame: 8 bytes above its own SP (sp + 16), so its return slot is sp + 16?
   }
 
@@ -106,10 +105,10 @@ BOOST_FIXTURE_TEST_SUITE(stack_walk, Fixture)
 BOOST_AUTO_TEST_CASE(task_stack_reliable_chain_and_stale_residue) {
   const std::uint64_t sp = kTask + kStack - 64;
   regs(fn(kLeaf) + 4, sp);
-  mem.put_u64(sp, fn(kMid) + 0x10);        // leaf -> mid     (reliable: leaf's CFA is sp + 8)
-  mem.put_u64(sp + 8, fn(kLeaf) + 0x44);   // mid's local: residue of an older call ('?')
-  mem.put_u64(sp + 16, fn(kBottom) + 0x8); // mid -> bottom   (reliable: mid's CFA is sp + 24; bottom ends the stack)
-  mem.put_u64(sp + 24, fn(kTop) + 0x30);   // after the end   ('?')
+  mem.put_u64(sp, fn(kMid) + 0x10);         // leaf -> mid     (reliable: leaf's CFA is sp + 8)
+  mem.put_u64(sp + 8, fn(kLeaf) + 0x44);    // mid's local: residue of an older call ('?')
+  mem.put_u64(sp + 16, fn(kBottom) + 0x8);  // mid -> bottom   (reliable: mid's CFA is sp + 24; bottom ends the stack)
+  mem.put_u64(sp + 24, fn(kTop) + 0x30);    // after the end   ('?')
   const WalkResult w = walk();
   const auto e = entries(w);
   BOOST_REQUIRE_EQUAL(e.size(), 4u);
@@ -126,11 +125,11 @@ BOOST_AUTO_TEST_CASE(irq_stack_backlink_leads_to_the_task_stack) {
   const std::uint64_t tsp = kTask + kStack - 128;  // where the interrupted task's SP was
   const std::uint64_t isp = top - 16;
   regs(fn(kIrqHandler) + 4, isp);
-  mem.put_u64(isp, fn(kIrqEntry) + 0x18);  // handler -> irq entry (reliable)
-  mem.put_u64(top - 8, tsp);                // irq_stack_end[-1]: the backlink; the entry's CFA is *(SP) + 8
-  mem.put_u64(tsp, fn(kMid) + 0x22);        // the entry's return slot, CFA - 8, on the task stack (reliable)
-  mem.put_u64(tsp + 8, fn(kLeaf) + 0x9);    // mid's local ('?')
-  mem.put_u64(tsp + 16, fn(kBottom) + 0x8); // mid -> bottom (reliable)
+  mem.put_u64(isp, fn(kIrqEntry) + 0x18);    // handler -> irq entry (reliable)
+  mem.put_u64(top - 8, tsp);                 // irq_stack_end[-1]: the backlink; the entry's CFA is *(SP) + 8
+  mem.put_u64(tsp, fn(kMid) + 0x22);         // the entry's return slot, CFA - 8, on the task stack (reliable)
+  mem.put_u64(tsp + 8, fn(kLeaf) + 0x9);     // mid's local ('?')
+  mem.put_u64(tsp + 16, fn(kBottom) + 0x8);  // mid -> bottom (reliable)
   const WalkResult w = walk();
   BOOST_REQUIRE_EQUAL(w.transitions.size(), 1u);
   BOOST_TEST(w.transitions[0].from == "irq");
@@ -147,14 +146,14 @@ BOOST_AUTO_TEST_CASE(nmi_over_irq_follows_pt_regs_then_the_irq_backlink) {
   const std::uint64_t nmi_top = kNmi + 8192;
   const std::uint64_t regs_at = nmi_top - 168;  // struct pt_regs at the top of the NMI stack
   const std::uint64_t irq_top = kIrq + kStack;
-  const std::uint64_t isp = irq_top - 16;       // the interrupted IRQ handler's SP
+  const std::uint64_t isp = irq_top - 16;  // the interrupted IRQ handler's SP
   const std::uint64_t tsp = kTask + kStack - 64;
   regs(fn(kNmiHandler) + 4, regs_at - 8);
-  mem.put_u64(regs_at - 8, fn(kNmiEntry) + 0x10);  // NMI handler -> NMI entry (reliable)
-  mem.put_u64(regs_at + 128, fn(kIrqHandler) + 8); // pt_regs->ip: the interrupted IRQ handler
-  mem.put_u64(regs_at + 152, isp);                 // pt_regs->sp: on the IRQ stack
-  mem.put_u64(isp, fn(kIrqEntry) + 0x18);          // IRQ handler -> IRQ entry
-  mem.put_u64(irq_top - 8, tsp);                   // the IRQ stack's backlink
+  mem.put_u64(regs_at - 8, fn(kNmiEntry) + 0x10);   // NMI handler -> NMI entry (reliable)
+  mem.put_u64(regs_at + 128, fn(kIrqHandler) + 8);  // pt_regs->ip: the interrupted IRQ handler
+  mem.put_u64(regs_at + 152, isp);                  // pt_regs->sp: on the IRQ stack
+  mem.put_u64(isp, fn(kIrqEntry) + 0x18);           // IRQ handler -> IRQ entry
+  mem.put_u64(irq_top - 8, tsp);                    // the IRQ stack's backlink
   mem.put_u64(tsp, fn(kMid) + 0x22);
   const WalkResult w = walk();
   BOOST_REQUIRE_GE(w.transitions.size(), 2u);
@@ -170,9 +169,9 @@ BOOST_AUTO_TEST_CASE(nmi_over_irq_follows_pt_regs_then_the_irq_backlink) {
 
 BOOST_AUTO_TEST_CASE(stale_backlink_after_leaving_the_irq_stack_is_not_followed) {
   const std::uint64_t sp = kTask + kStack - 64;
-  regs(fn(kLeaf) + 4, sp);                         // the CPU is back on its task stack
-  mem.put_u64(kIrq + kStack - 8, kTask + 0x100);   // an old backlink, never cleared
-  mem.put_u64(kIrq + kStack - 64, fn(kMid) + 1);   // old IRQ-stack residue
+  regs(fn(kLeaf) + 4, sp);                        // the CPU is back on its task stack
+  mem.put_u64(kIrq + kStack - 8, kTask + 0x100);  // an old backlink, never cleared
+  mem.put_u64(kIrq + kStack - 64, fn(kMid) + 1);  // old IRQ-stack residue
   mem.put_u64(sp, fn(kBottom) + 0x8);
   const WalkResult w = walk();
   BOOST_TEST(w.transitions.empty());

@@ -1,5 +1,4 @@
 #include <boost/test/unit_test.hpp>
-
 #include <string>
 
 #include "analysis/analyze_report.h"
