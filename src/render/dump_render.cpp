@@ -188,7 +188,10 @@ std::string render_dump_text(const DumpAnalysis& a, const TextStyle& style, int 
         std::snprintf(buf, sizeof buf, "+0x%llx/0x%llx", static_cast<unsigned long long>(s.offset),
                       static_cast<unsigned long long>(s.size));
         const std::string fn = s.function ? *s.function + buf : "0x" + hex(s.frame.address);
-        out += "  RIP: " + fn + (s.module ? " [" + *s.module + "]" : std::string()) + "  (" + where + ")\n";
+        out += "  RIP: ";
+        out += fn;
+        if (s.module) out.append(" [").append(*s.module).append("]");
+        out.append("  (").append(where).append(")\n");
         continue;
       }
       if (k >= r.frames.size()) break;
