@@ -49,11 +49,11 @@ std::string fallback_title(const Report& r) {
     case ReportKind::Panic: return "kernel panic: " + r.header.substr(std::min(r.header.size(), std::size_t{28}));
     default: break;
   }
-  std::string head = r.header;
-  if (const std::size_t colon = head.find(": "); colon != std::string::npos && colon + 2 < head.size()) {
-    const std::size_t second = head.find(' ', colon + 2);
-    head = head.substr(0, second);
-  }
+  // No family rule: the header line itself names the failure best (numbers
+  // and addresses are normalised away afterwards), cut before any location.
+  std::string head = r.header.substr(0, std::min<std::size_t>(r.header.size(), 100));
+  if (const std::size_t at = head.find(" at "); at != std::string::npos) head.resize(at);
+  while (!head.empty() && (head.back() == ' ' || head.back() == ':')) head.pop_back();
   return with_function(head, fn);
 }
 

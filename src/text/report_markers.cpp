@@ -36,6 +36,8 @@ constexpr Rule kRules[] = {
     {"UBSAN: ", ReportKind::Ubsan, JoinPolicy::Standalone},
     // kmemleak: syzkaller's consoles print "BUG: memory leak" first; the object line belongs to it.
     {"unreferenced object 0x", ReportKind::MemoryLeak, JoinPolicy::FollowUp},
+    // kmemleak's own error (kmemleak_warn + dump_stack): it then disables itself.
+    {"kmemleak: Cannot insert ", ReportKind::Other, JoinPolicy::Standalone},
     // Lockdep.
     {"WARNING: possible circular locking dependency detected", ReportKind::Lockdep, JoinPolicy::Standalone},
     {"WARNING: possible recursive locking detected", ReportKind::Lockdep, JoinPolicy::Standalone},
@@ -337,6 +339,9 @@ EndMarker match_end(std::string_view text) {
   if (scan::starts(s, "---[ end trace")) return EndMarker::EndTrace;
   if (scan::starts(s, "---[ end Kernel panic")) return EndMarker::EndKernelPanic;
   if (scan::starts(s, "Kernel Offset: ")) return EndMarker::KernelOffset;
+  // The last line of a kmemleak error; the object dump that follows describes
+  // the colliding object, not the failing call.
+  if (scan::starts(s, "kmemleak: Kernel memory leak detector disabled")) return EndMarker::EndTrace;
   return EndMarker::None;
 }
 

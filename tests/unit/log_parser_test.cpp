@@ -141,4 +141,25 @@ BOOST_AUTO_TEST_CASE(text_is_bounded) {
   BOOST_TEST(static_cast<std::size_t>(std::count(reports[0].text.begin(), reports[0].text.end(), '\n')) < 100u);
 }
 
+// kmemleak's own error (logspec linux_boot_007): a report of its own, ended by
+// "detector disabled"; the object dump after it is not part of the failing call.
+BOOST_AUTO_TEST_CASE(kmemleak_insert_error_ends_before_the_object_dump) {
+  const auto reports = parse_log(
+      "[    4.305250] kmemleak: Cannot insert 0xf6808000 into the object search tree (overlaps existing)\n"
+      "[    4.306044] CPU: 3 PID: 29 Comm: kdevtmpfs Not tainted 5.10.234-rc1 #1\n"
+      "[    4.329928] Call Trace:\n"
+      "[    4.329928]  dump_stack+0x6d/0x8b\n"
+      "[    4.329928]  create_object.isra.0.cold+0x10/0x74\n"
+      "[    4.329928]  kmemleak_alloc+0x1f/0x30\n"
+      "[    4.329928] kmemleak: Kernel memory leak detector disabled\n"
+      "[    4.329928] kmemleak: Object 0xf65d6000 (size 10649600):\n"
+      "[    4.329928] kmemleak:   backtrace:\n"
+      "[    4.329928]      kmemleak_alloc_phys+0x2d/0x40\n"
+      "[    4.329928]      setup_arch+0x862/0xa22\n",
+      "kmemleak.log");
+  BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+  BOOST_TEST(reports[0].frames.size() == 3u);
+  BOOST_TEST(reports[0].input.last_line < 8u);  // the object dump (lines 8-11) is left out
+}
+
 BOOST_AUTO_TEST_SUITE_END()
