@@ -59,6 +59,21 @@ std::string hex_bytes(const unsigned char* p, int n) {
   return s;
 }
 
+// Calls f(name, sym, address, section index, elf) for every named symbol of a module.
+template <typename F>
+void for_each_symbol(Dwfl_Module* mod, F&& f) {
+  const int n = dwfl_module_getsymtab(mod);
+  for (int i = 1; i < n; ++i) {
+    GElf_Sym sym;
+    GElf_Addr addr = 0;
+    GElf_Word shndx = 0;
+    Elf* elf = nullptr;
+    Dwarf_Addr bias = 0;
+    const char* name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, &elf, &bias);
+    if (name && *name) f(name, sym, addr, shndx, elf);
+  }
+}
+
 const char* die_name(Dwarf_Die* die) {
   Dwarf_Attribute attr;
   const char* name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
@@ -166,19 +181,12 @@ KernelDebugInfo::SymbolTable& KernelDebugInfo::symbols_of(Dwfl_Module* mod, cons
   slot = std::make_unique<SymbolTable>();
   const int n = dwfl_module_getsymtab(mod);
   slot->by_name.reserve(n > 0 ? static_cast<std::size_t>(n) : 0);
-  for (int i = 1; i < n; ++i) {
-    GElf_Sym sym;
-    GElf_Addr addr = 0;
-    GElf_Word shndx = 0;
-    Elf* elf = nullptr;
-    Dwarf_Addr bias = 0;
-    const char* name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, &elf, &bias);
-    if (!name || !*name) continue;
+  for_each_symbol(mod, [&](const char* name, const GElf_Sym& sym, GElf_Addr addr, GElf_Word, Elf*) {
     const int type = GELF_ST_TYPE(sym.st_info);
-    if (type != STT_FUNC && type != STT_NOTYPE && type != STT_OBJECT) continue;
-    if (sym.st_shndx == SHN_UNDEF) continue;
+    if (type != STT_FUNC && type != STT_NOTYPE && type != STT_OBJECT) return;
+    if (sym.st_shndx == SHN_UNDEF) return;
     slot->by_name.emplace(std::string_view(name), DebugSymbol{name, addr, sym.st_size, module});
-  }
+  });
   return *slot;
 }
 
@@ -221,23 +229,16 @@ std::optional<DebugSymbol> KernelDebugInfo::symbol_at(std::uint64_t address) {
 
 std::optional<DebugSymbol> KernelDebugInfo::kallsyms_at(std::uint64_t address) {
   if (text_symbols_.empty()) {
-    const int n = dwfl_module_getsymtab(kernel_);
-    for (int i = 1; i < n; ++i) {
-      GElf_Sym sym;
-      GElf_Addr addr = 0;
-      GElf_Word shndx = 0;
-      Elf* elf = nullptr;
-      Dwarf_Addr bias = 0;
-      const char* name = dwfl_module_getsym_info(kernel_, i, &sym, &addr, &shndx, &elf, &bias);
-      if (!name || !*name || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE) continue;
+    for_each_symbol(kernel_, [&](const char* name, const GElf_Sym& sym, GElf_Addr addr, GElf_Word shndx, Elf* elf) {
+      if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE) return;
       const int type = GELF_ST_TYPE(sym.st_info);
-      if (type != STT_FUNC && type != STT_NOTYPE) continue;
+      if (type != STT_FUNC && type != STT_NOTYPE) return;
       GElf_Shdr sh;
       Elf_Scn* scn = elf ? elf_getscn(elf, shndx) : nullptr;
-      if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR)) continue;
-      if (name[0] == '.' || (name[0] == '_' && name[1] == '_' && std::strncmp(name, "__pfx_", 6) == 0)) continue;
+      if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR)) return;
+      if (name[0] == '.' || (name[0] == '_' && name[1] == '_' && std::strncmp(name, "__pfx_", 6) == 0)) return;
       text_symbols_.emplace_back(addr, std::string_view(name));
-    }
+    });
     std::sort(text_symbols_.begin(), text_symbols_.end());
   }
   auto it = std::upper_bound(text_symbols_.begin(), text_symbols_.end(), address,
