@@ -7,10 +7,10 @@ SUDO=""
 packages=(
   build-essential cmake ninja-build pkg-config g++ clang-14 libclang-rt-14-dev clang-format clang-tidy
   libdw-dev libelf-dev elfutils libkdumpfile-dev
-  libboost-program-options-dev libboost-test-dev
+  libboost-program-options-dev libboost-test-dev libsqlite3-dev
   nlohmann-json3-dev libzydis-dev
   zlib1g-dev liblzma-dev libzstd-dev
-  python3 gzip xz-utils zstd
+  python3 gzip xz-utils zstd parallel sqlite3
 )
 if [ "${1:-}" = "--with-lab" ]; then
   packages+=(crash python3-drgn makedumpfile qemu-system-x86 busybox-static hyperfine linux-source-6.1)

@@ -9,6 +9,7 @@
 
 #include "analysis/analyze_report.h"
 #include "analysis/debug_analysis.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "debuginfo/debuginfo_error.h"
 #include "debuginfo/kernel_debuginfo.h"
@@ -105,20 +106,8 @@ int run_analyze(const std::vector<std::string>& args) {
       "module debuginfo: a lib/modules/<release> tree, a folder of .ko/.ko.debug files, or a file (repeatable)")(
       "debug-dir", po::value(&debug_options.debug_dir)->default_value("/usr/lib/debug"),
       "root of build-id and release-named debuginfo");
-  po::options_description hidden;
-  hidden.add_options()("input", po::value(&inputs));
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("input", -1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "btaudit analyze: " << e.what() << "\n";
-    return kExitUsage;
-  }
+  if (!parse_command_line("analyze", args, opts, inputs, vm)) return kExitUsage;
   if (vm.count("help")) {
     std::cout << opts << "\nSee btaudit(1) for the verdict rules and the JSON contract.\n";
     return kExitOk;

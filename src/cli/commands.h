@@ -13,5 +13,8 @@ inline constexpr int kExitUsage = 64;
 
 int run_analyze(const std::vector<std::string>& args);
 int run_vmcore(const std::vector<std::string>& args);
+int run_batch_command(const std::vector<std::string>& args);
+int run_buckets(const std::vector<std::string>& args);
+int run_merge(const std::vector<std::string>& args);
 
 }  // namespace btaudit

@@ -16,6 +16,9 @@ void usage(std::ostream& os) {
         "commands:\n"
         "  analyze FILE...   find kernel reports in console logs and audit every backtrace frame\n"
         "  vmcore DUMP       a crash dump's registers, kernel log and the reports in it\n"
+        "  batch PATH...     a corpus of logs over all cores: NDJSON reports, dedup buckets, SQLite\n"
+        "  buckets           the top buckets of a batch database or of NDJSON outputs\n"
+        "  merge FILE...     NDJSON outputs of many batch runs into one bucket summary\n"
         "  version           print the version\n"
         "\n"
         "'btaudit <command> --help' describes a command; man btaudit describes them all.\n";
@@ -33,6 +36,9 @@ int main(int argc, char** argv) {
   try {
     if (command == "analyze") return btaudit::run_analyze(args);
     if (command == "vmcore") return btaudit::run_vmcore(args);
+    if (command == "batch") return btaudit::run_batch_command(args);
+    if (command == "buckets") return btaudit::run_buckets(args);
+    if (command == "merge") return btaudit::run_merge(args);
     if (command == "version" || command == "--version") {
       std::cout << "btaudit " << btaudit::kBtauditVersion << "\n";
       return btaudit::kExitOk;

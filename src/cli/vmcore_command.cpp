@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "analysis/dump_analysis.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "debuginfo/debuginfo_error.h"
 #include "render/dump_render.h"
@@ -62,20 +63,8 @@ int run_vmcore(const std::vector<std::string>& args) {
       "kernel image with DWARF; default: /usr/lib/debug/boot/vmlinux-<the dump's release>")(
       "cpu,c", po::value(&cpu)->default_value(-1), "bt: only this CPU")(
       "color", po::value(&colour)->default_value("auto"), "colour in text output: auto, always or never");
-  po::options_description hidden;
-  hidden.add_options()("positional", po::value(&positional));
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("positional", -1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "btaudit vmcore: " << e.what() << "\n";
-    return kExitUsage;
-  }
+  if (!parse_command_line("vmcore", args, opts, positional, vm)) return kExitUsage;
   if (vm.count("help")) {
     std::cout << opts
               << "\n  analyze  (default) every CPU's audited walk, the reports in the dump's log, and the\n"

@@ -50,6 +50,11 @@ class JsonWriter {
     comma();
     out_ += "null";
   }
+  // A number the caller formatted itself (a fraction with fixed decimals).
+  void raw_number(std::string_view digits) {
+    comma();
+    out_ += digits;
+  }
   template <typename T>
   void value(const std::optional<T>& v) {
     if (v)

@@ -1,0 +1,101 @@
+#include "input/bucket_ndjson.h"
+
+#include <nlohmann/json.hpp>
+
+#include "input/input_error.h"
+#include "input/read_input.h"
+
+namespace btaudit {
+
+namespace {
+
+using nlohmann::json;
+
+std::optional<std::string> optional_string(const json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+std::uint64_t unsigned_of(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
+}
+
+// A report object of the analyze contract as a bucket of one.
+Bucket report_bucket(const json& r) {
+  Bucket b;
+  b.signature = r.at("signature").get<std::string>();
+  b.title = r.value("title", std::string());
+  b.kind = r.value("kind", std::string());
+  const auto guilty = r.find("guilty");
+  if (guilty != r.end() && guilty->is_object()) b.guilty_function = optional_string(*guilty, "function");
+  b.count = 1;
+  const json& input = r.at("input");
+  b.first_input = b.last_input = b.example_input = input.value("path", std::string());
+  b.example_line = input.value("first_line", 0u);
+  for (const json& f : r.at("frames")) {
+    if (!f.value("printed_unreliable", false)) continue;
+    ++b.unreliable_frames;
+    if (f.value("verdict", std::string()) == "stale") ++b.stale_frames;
+  }
+  return b;
+}
+
+Bucket bucket_line(const json& j) {
+  Bucket b;
+  b.signature = j.at("signature").get<std::string>();
+  b.title = j.value("title", std::string());
+  b.kind = j.value("kind", std::string());
+  b.guilty_function = optional_string(j, "guilty_function");
+  b.count = unsigned_of(j, "count");
+  b.first_input = j.value("first_input", std::string());
+  b.last_input = j.value("last_input", std::string());
+  const json& example = j.at("example");
+  b.example_input = example.value("path", std::string());
+  b.example_line = example.value("line", 0u);
+  b.unreliable_frames = unsigned_of(j, "unreliable_frames");
+  b.stale_frames = unsigned_of(j, "stale_frames");
+  return b;
+}
+
+}  // namespace
+
+BucketReadStats read_bucket_ndjson(const std::string& path, BucketTable& table) {
+  const InputBuffer input = load_input(path);
+  const std::string_view text = input.view();
+  BucketReadStats stats;
+  std::size_t pos = 0;
+  std::uint64_t line_no = 0;
+  while (pos < text.size()) {
+    const std::size_t nl = text.find('\n', pos);
+    const std::size_t end = nl == std::string_view::npos ? text.size() : nl;
+    const std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    try {
+      const json j = json::parse(line);
+      if (j.contains("reports") && j.at("reports").is_array()) {  // an analyze document
+        for (const json& r : j.at("reports")) {
+          table.add(report_bucket(r));
+          ++stats.report_lines;
+        }
+      } else if (j.contains("frames")) {
+        table.add(report_bucket(j));
+        ++stats.report_lines;
+      } else if (j.contains("count")) {
+        table.add(bucket_line(j));
+        ++stats.bucket_lines;
+      } else {
+        throw InputError(path, "line " + std::to_string(line_no) + ": neither a report nor a bucket");
+      }
+    } catch (const json::exception& e) {
+      throw InputError(
+          path, "line " + std::to_string(line_no) + ": not a btaudit report or bucket (" + std::string(e.what()) + ")");
+    }
+  }
+  return stats;
+}
+
+}  // namespace btaudit

@@ -1,0 +1,69 @@
+#include "model/bucket.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace btaudit {
+
+void Bucket::merge(const Bucket& other) {
+  if (count == 0) {
+    *this = other;
+    return;
+  }
+  if (other.count == 0) return;
+  count += other.count;
+  unreliable_frames += other.unreliable_frames;
+  stale_frames += other.stale_frames;
+  first_input = std::min(first_input, other.first_input);
+  last_input = std::max(last_input, other.last_input);
+  // The example and the fields taken from it follow the earliest report, so the
+  // result is the same whichever run or job saw which report first.
+  if (std::tie(other.example_input, other.example_line) < std::tie(example_input, example_line)) {
+    example_input = other.example_input;
+    example_line = other.example_line;
+    title = other.title;
+    kind = other.kind;
+    guilty_function = other.guilty_function;
+  }
+}
+
+std::optional<double> Bucket::stale_share() const {
+  if (unreliable_frames == 0) return std::nullopt;
+  return static_cast<double>(stale_frames) / static_cast<double>(unreliable_frames);
+}
+
+void BucketTable::add(const Bucket& b) {
+  reports_ += b.count;
+  auto [it, fresh] = buckets_.try_emplace(b.signature, b);
+  if (!fresh) it->second.merge(b);
+}
+
+std::vector<Bucket> BucketTable::sorted() const {
+  std::vector<Bucket> out;
+  out.reserve(buckets_.size());
+  for (const auto& [sig, b] : buckets_) out.push_back(b);
+  std::stable_sort(out.begin(), out.end(), [](const Bucket& a, const Bucket& b) { return a.count > b.count; });
+  return out;
+}
+
+std::vector<BucketGroup> group_buckets(const std::vector<Bucket>& sorted_buckets, BucketGrouping by) {
+  std::map<std::string, BucketGroup> groups;
+  for (const Bucket& b : sorted_buckets) {
+    const std::string key = by == BucketGrouping::Kind ? b.kind : b.guilty_function.value_or("(none)");
+    BucketGroup& g = groups[key];
+    if (g.buckets == 0) {
+      g.key = key;
+      g.example_title = b.title;  // buckets arrive largest first
+    }
+    ++g.buckets;
+    g.reports += b.count;
+  }
+  std::vector<BucketGroup> out;
+  out.reserve(groups.size());
+  for (auto& [key, g] : groups) out.push_back(std::move(g));
+  std::stable_sort(out.begin(), out.end(),
+                   [](const BucketGroup& a, const BucketGroup& b) { return a.reports > b.reports; });
+  return out;
+}
+
+}  // namespace btaudit

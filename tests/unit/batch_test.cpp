@@ -1,0 +1,183 @@
+// The pure pieces of batch: mailbox splitting, input screening, bucket
+// merging, the deterministic input walk.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "batch/input_screen.h"
+#include "batch/input_walk.h"
+#include "batch/mbox.h"
+#include "model/bucket.h"
+
+using namespace btaudit;
+
+namespace {
+
+Bucket one(const std::string& sig, const std::string& input, std::uint32_t line, const std::string& title,
+           std::uint64_t unreliable = 0, std::uint64_t stale = 0) {
+  Bucket b;
+  b.signature = sig;
+  b.title = title;
+  b.kind = "warning";
+  b.count = 1;
+  b.first_input = b.last_input = b.example_input = input;
+  b.example_line = line;
+  b.unreliable_frames = unreliable;
+  b.stale_frames = stale;
+  return b;
+}
+
+bool same(const Bucket& a, const Bucket& b) {
+  return a.signature == b.signature && a.title == b.title && a.count == b.count && a.first_input == b.first_input &&
+         a.last_input == b.last_input && a.example_input == b.example_input && a.example_line == b.example_line &&
+         a.unreliable_frames == b.unreliable_frames && a.stale_frames == b.stale_frames;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(batch)
+
+BOOST_AUTO_TEST_CASE(bucket_merge_is_order_independent) {
+  const Bucket a = one("s", "b.log", 7, "WARNING in f", 4, 1);
+  const Bucket b = one("s", "a.log", 9, "WARNING in f (other build)", 2, 2);
+  const Bucket c = one("s", "c.log", 1, "WARNING in f", 0, 0);
+  Bucket abc = a;
+  abc.merge(b);
+  abc.merge(c);
+  Bucket cba = c;
+  cba.merge(b);
+  cba.merge(a);
+  Bucket bc = b;
+  bc.merge(c);
+  Bucket a_bc = a;
+  a_bc.merge(bc);
+  BOOST_TEST(same(abc, cba));
+  BOOST_TEST(same(abc, a_bc));
+  BOOST_TEST(abc.count == 3u);
+  BOOST_TEST(abc.first_input == "a.log");
+  BOOST_TEST(abc.last_input == "c.log");
+  BOOST_TEST(abc.example_input == "a.log");  // the earliest report names the bucket
+  BOOST_TEST(abc.title == "WARNING in f (other build)");
+  BOOST_TEST(*abc.stale_share() == 0.5);
+  BOOST_TEST(!c.stale_share().has_value());
+}
+
+BOOST_AUTO_TEST_CASE(bucket_table_sorts_by_count_then_signature) {
+  BucketTable t;
+  t.add(one("bb", "x", 1, "B"));
+  t.add(one("aa", "x", 2, "A"));
+  t.add(one("cc", "x", 3, "C"));
+  t.add(one("cc", "y", 3, "C"));
+  const auto s = t.sorted();
+  BOOST_REQUIRE(s.size() == 3u);
+  BOOST_TEST(s[0].signature == "cc");
+  BOOST_TEST(s[1].signature == "aa");
+  BOOST_TEST(s[2].signature == "bb");
+  BOOST_TEST(t.reports() == 4u);
+  const auto kinds = group_buckets(s, BucketGrouping::Kind);
+  BOOST_REQUIRE(kinds.size() == 1u);
+  BOOST_TEST(kinds[0].buckets == 3u);
+  BOOST_TEST(kinds[0].reports == 4u);
+  BOOST_TEST(kinds[0].example_title == "C");
+}
+
+BOOST_AUTO_TEST_CASE(mbox_splits_mails_and_keeps_file_lines) {
+  const std::string box =
+      "From a@b Mon Jan 1 00:00:00 2024\n"  // 1
+      "Message-ID: <1@x>\n"                 // 2
+      "Subject: first\n"                    // 3
+      " continued\n"                        // 4
+      "\n"                                  // 5
+      "line one\n"                          // 6
+      ">From the start\n"                   // 7
+      "\n"                                  // 8
+      "From c@d Mon Jan 1 00:00:00 2024\n"  // 9
+      "Message-ID: <2@x>\n"
+      "Content-Transfer-Encoding: quoted-printable\n"
+      "\n"
+      "a=3Db soft=\n"
+      "break\n";
+  BOOST_TEST(is_mbox(box));
+  BOOST_TEST(!is_mbox("From here on, a log line\n[ 1.0] WARNING: x\n"));
+  const auto mails = split_mbox(box);
+  BOOST_REQUIRE(mails.size() == 2u);
+  BOOST_TEST(mails[0].message_id == "<1@x>");
+  BOOST_TEST(mails[0].subject == "first continued");
+  BOOST_TEST(mails[0].body_line == 6u);
+  BOOST_TEST(mails[0].body == "line one\nFrom the start\n");
+  BOOST_TEST(!mails[0].reencoded);
+  BOOST_TEST(mails[1].message_id == "<2@x>");
+  BOOST_TEST(mails[1].body == "a=b softbreak\n");
+  BOOST_TEST(mails[1].reencoded);
+}
+
+BOOST_AUTO_TEST_CASE(mbox_survives_hostile_input) {
+  BOOST_TEST(split_mbox("From x\n").size() == 1u);  // headers never end
+  BOOST_TEST(split_mbox("").empty());
+  const auto m = split_mbox("From x\nContent-Transfer-Encoding: base64\n\nV0FSTklORzog\n=\n");
+  BOOST_REQUIRE(m.size() == 1u);
+  BOOST_TEST(m[0].body == "WARNING: ");
+  const auto q = split_mbox("From x\nContent-Transfer-Encoding: quoted-printable\n\nend=\nx=Z=");
+  BOOST_REQUIRE(q.size() == 1u);
+  BOOST_TEST(q[0].body == "endx=Z=");
+}
+
+BOOST_AUTO_TEST_CASE(screen_keeps_noisy_console_logs) {
+  std::string log = "[ 1.0] WARNING: CPU: 0 PID: 1 at x.c:1 f+0x1/0x2\n";
+  log += std::string(200, '\0');  // QEMU console garbage
+  log += "\x07\x08 Call Trace:\n";
+  for (int i = 0; i < 40; ++i) log += "[ 1.1]  ? g+0x1/0x2\n";
+  BOOST_TEST(!screen_input(log).has_value());
+  BOOST_TEST(!screen_input("").has_value());
+  BOOST_TEST(!screen_input("Ünïcödé lines are text: ✓\n").has_value());
+}
+
+BOOST_AUTO_TEST_CASE(screen_rejects_binary_and_huge_lines) {
+  std::string elf(
+      "\x7f"
+      "ELF\x02\x01\x01",
+      7);
+  elf += std::string(4000, '\0');
+  for (int i = 0; i < 1000; ++i) elf.push_back(static_cast<char>(0x80 + i % 100));
+  const auto binary = screen_input(elf);
+  BOOST_REQUIRE(binary.has_value());
+  BOOST_TEST(binary->starts_with("binary data"));
+  ScreenLimits limits;
+  limits.max_line_bytes = 100;
+  const auto huge = screen_input("short\n" + std::string(101, 'x') + "\n", limits);
+  BOOST_REQUIRE(huge.has_value());
+  BOOST_TEST(*huge == "line 2 is longer than 100 bytes");
+  BOOST_TEST(!screen_input(std::string(100, 'x'), limits).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(walk_is_sorted_depth_first_and_reports_problems) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("btaudit-walk-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "b" / "inner");
+  fs::create_directories(root / "a");
+  for (const char* f : {"b/inner/z.log", "b/y.log", "a/x.log", "c.log"}) std::ofstream(root / f) << "text\n";
+  ::mkfifo((root / "d.fifo").c_str(), 0600);
+  fs::create_directory_symlink(root / "a", root / "e-link");  // not followed below an argument
+  InputWalk walk({(root / "missing").string(), root.string()});
+  std::vector<std::string> seen;
+  std::vector<std::string> errors;
+  while (auto u = walk.next()) {
+    const std::string rel = u->path.substr(root.string().size());
+    seen.push_back(rel);
+    if (u->error) errors.push_back(rel + ": " + *u->error);
+  }
+  fs::remove_all(root);
+  const std::vector<std::string> want = {"/missing", "/a/x.log", "/b/inner/z.log", "/b/y.log", "/c.log", "/d.fifo"};
+  BOOST_TEST(seen == want, boost::test_tools::per_element());
+  BOOST_REQUIRE(errors.size() == 2u);
+  BOOST_TEST(errors[0].starts_with("/missing: cannot open"));
+  BOOST_TEST(errors[1] == "/d.fifo: not a regular file");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
