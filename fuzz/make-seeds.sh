@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the fuzzers' seed corpora in OUT_DIR/{analyze,read_input}:
+# Builds the fuzzers' seed corpora in OUT_DIR/{analyze,read_input,batch}:
 #   analyze:    corpora/*, fuzz/seeds/analyze/* and every file of at most MAX_BYTES
 #               (default 32 KiB) from the shared corpora when present
 #   read_input: fuzz/seeds/read_input/* plus gzip/xz/zstd copies (whole, truncated,
@@ -11,7 +11,7 @@ root=$(dirname "$here")
 out=$1
 shared=${2:-$root/../shared/corpora}
 max=${MAX_BYTES:-32768}
-mkdir -p "$out/analyze" "$out/read_input"
+mkdir -p "$out/analyze" "$out/read_input" "$out/batch"
 
 copy_flat() {  # copy_flat SRC_ROOT DEST: files keep their relative path, '/' -> '__', so names stay unique
   local src=$1 dest=$2 f rel
@@ -30,6 +30,9 @@ else
 fi
 
 [ -d "$here/seeds/read_input" ] && copy_flat "$here/seeds/read_input" "$out/read_input"
+#   batch:      fuzz/seeds/batch/* (mailboxes, NDJSON report and bucket lines) and corpora/*
+[ -d "$here/seeds/batch" ] && copy_flat "$here/seeds/batch" "$out/batch"
+[ -d "$root/corpora" ] && copy_flat "$root/corpora" "$out/batch"
 n=0
 for f in $(find "$root/corpora" -type f -size -8k ! -name '*.md' 2>/dev/null | sort | head -n 6); do
   n=$((n + 1))

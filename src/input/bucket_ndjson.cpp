@@ -63,7 +63,10 @@ Bucket bucket_line(const json& j) {
 
 BucketReadStats read_bucket_ndjson(const std::string& path, BucketTable& table) {
   const InputBuffer input = load_input(path);
-  const std::string_view text = input.view();
+  return read_bucket_ndjson_text(input.view(), path, table);
+}
+
+BucketReadStats read_bucket_ndjson_text(std::string_view text, const std::string& path, BucketTable& table) {
   BucketReadStats stats;
   std::size_t pos = 0;
   std::uint64_t line_no = 0;
@@ -85,7 +88,10 @@ BucketReadStats read_bucket_ndjson(const std::string& path, BucketTable& table) 
         table.add(report_bucket(j));
         ++stats.report_lines;
       } else if (j.contains("count")) {
-        table.add(bucket_line(j));
+        const Bucket b = bucket_line(j);
+        if (b.count == 0 || b.signature.empty())
+          throw InputError(path, "line " + std::to_string(line_no) + ": a bucket without signature or count");
+        table.add(b);
         ++stats.bucket_lines;
       } else {
         throw InputError(path, "line " + std::to_string(line_no) + ": neither a report nor a bucket");

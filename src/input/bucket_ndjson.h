@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "model/bucket.h"
 
@@ -19,5 +20,7 @@ struct BucketReadStats {
 // accepted) to `table`. Throws InputError naming the file and line of the first
 // line that is neither.
 BucketReadStats read_bucket_ndjson(const std::string& path, BucketTable& table);
+// The same over text already in memory; `name` names it in errors.
+BucketReadStats read_bucket_ndjson_text(std::string_view text, const std::string& name, BucketTable& table);
 
 }  // namespace btaudit
