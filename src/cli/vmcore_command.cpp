@@ -71,7 +71,7 @@ int run_vmcore(const std::vector<std::string>& args) {
                  "           cross-check of the report that ended a CPU against that CPU's walk\n"
                  "  bt       every CPU's stacks walked like the kernel prints them: ORC, '?' marks, backlinks\n"
                  "  irqstate each CPU's task, IRQ stack, backlink word, in-use state and the stack its SP is on\n"
-                 "  log      the kernel log kept in the dump (printk ring buffer, 5.10+)\n"
+                 "  log      the kernel log kept in the dump (5.10+ ring buffer, 3.5-5.9 records, older text)\n"
                  "  info     the dump's format, release, KASLR offset and each CPU's registers\n";
     return kExitOk;
   }

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "vmcore/dump_error.h"
+#include "vmcore/printk_legacy.h"
 
 namespace btaudit {
 
@@ -28,9 +29,7 @@ std::uint64_t need(MemorySource& m, VmcoreInfo& d, const std::string& key) {
 RingLayout layout_of(MemorySource& m, VmcoreInfo& d) {
   RingLayout l;
   auto prb = d.vmcoreinfo_symbol("prb");
-  if (!prb)
-    throw DumpError(m.describe() +
-                    ": VMCOREINFO has no SYMBOL(prb): the log_buf format of kernels before 5.10 is not read yet");
+  if (!prb) throw DumpError(m.describe() + ": VMCOREINFO has no SYMBOL(prb)");
   // SYMBOL(prb) is the address of the pointer "struct printk_ringbuffer *prb".
   auto ring = m.read_u64(*prb);
   if (!ring) throw DumpError(m.describe() + ": the printk ring buffer pointer (prb) is not in the dump");
@@ -66,6 +65,12 @@ constexpr std::uint64_t kMaxDataBits = 31;
 }  // namespace
 
 PrintkLog read_printk_log(MemorySource& dump, VmcoreInfo& lines) {
+  if (!lines.vmcoreinfo_symbol("prb")) {
+    if (auto log = read_record_log_buf(dump, lines)) return std::move(*log);
+    if (auto log = read_text_log_buf(dump, lines)) return std::move(*log);
+    throw DumpError(dump.describe() +
+                    ": VMCOREINFO describes no kernel log (no SYMBOL(prb), no SYMBOL(log_buf) with its indices)");
+  }
   const RingLayout l = layout_of(dump, lines);
   const std::uint64_t dr = l.prb + l.desc_ring;
   const std::uint64_t tr = l.prb + l.text_data_ring;
@@ -147,6 +152,11 @@ std::string format_log(const PrintkLog& log) {
   std::string out;
   char prefix[64];
   for (const LogRecord& r : log.records) {
+    if (!r.has_timestamp) {
+      out += r.text;
+      out += '\n';
+      continue;
+    }
     std::snprintf(prefix, sizeof prefix, "[%5llu.%06llu] ", static_cast<unsigned long long>(r.ts_nsec / 1000000000ULL),
                   static_cast<unsigned long long>((r.ts_nsec % 1000000000ULL) / 1000ULL));
     std::size_t pos = 0;
