@@ -22,43 +22,56 @@ namespace {
 
 void write(const std::string& s) { btaudit_crash_write(s.data(), s.size()); }
 
-// Which CPU `bt` shows: -1 for all, else the CPU of -c or of the named task
-// (crash's current context when none is named). Nothing after an explained refusal.
-std::optional<int> bt_cpu(const CrashRequest& r) {
-  if (r.all_cpus) return -1;
-  if (r.cpu) return *r.cpu;
+struct BtTarget {
+  int cpu = -1;                // -1 all CPUs, kNoCpus none, else that CPU
+  std::optional<int> blocked;  // a switched-out task's PID, walked from its inactive_task_frame
+};
+
+// What `bt` shows: every CPU, the CPU of -c or of the named task (crash's
+// current context when none is named), or a task that was not running.
+std::optional<BtTarget> bt_target(const CrashRequest& r) {
+  if (r.all_cpus) return BtTarget{};
+  if (r.cpu) return BtTarget{*r.cpu, std::nullopt};
   std::uint64_t task = 0, pid = 0;
   int cpu = -1;
   char comm[32] = {};
   const std::string arg = r.task.value_or("");
   if (!btaudit_crash_find_task(arg.c_str(), &task, &pid, &cpu, comm, sizeof comm)) {
+    // crash 8.0.2 cannot read the PID hash of some kernels (6.1's) and knows only the
+    // running tasks; btaudit reads init_task's list itself, so a PID is still worth a try.
+    const bool numeric = !arg.empty() && arg.size() < 10 && arg.find_first_not_of("0123456789") == std::string::npos;
+    if (numeric) return BtTarget{kNoCpus, std::stoi(arg)};
     write("btaudit: no task " + arg + "\n");
     return std::nullopt;
   }
-  if (cpu < 0) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "btaudit: PID %llu (%s, task %llx) was not running on a CPU at dump time\n",
-                  static_cast<unsigned long long>(pid), comm, static_cast<unsigned long long>(task));
-    write(std::string(buf) +
-          "btaudit: it has no registers in the dump; btaudit bt walks the CPUs' stacks (crash's bt shows this task)\n");
-    return std::nullopt;
-  }
-  return cpu;
+  if (cpu < 0) return BtTarget{kNoCpus, static_cast<int>(pid)};
+  return BtTarget{cpu, std::nullopt};
 }
 
 int run(const CrashRequest& r) {
   int only_cpu = -1;
+  std::optional<int> blocked_pid;
   if (r.action == "bt") {
-    auto cpu = bt_cpu(r);
-    if (!cpu) return 0;
-    only_cpu = *cpu;
+    auto target = bt_target(r);
+    if (!target) return 0;
+    only_cpu = target->cpu;
+    blocked_pid = target->blocked;
   }
   CrashMemory memory(btaudit_crash_dumpfile());
   const DumpFacts facts = crash_dump_facts(memory);
   DumpAnalysisOptions options;
   options.vmlinux = btaudit_crash_vmlinux();
   options.with_log = r.action == "log" || r.action == "analyze";
+  if (blocked_pid) options.task_pids.push_back(*blocked_pid);
   const DumpAnalysis a = analyze_dump(memory, facts, &memory, options);
+  if (blocked_pid && a.walk.tasks.empty()) {
+    for (const CpuWalk& cw : a.walk.cpus)
+      if (!a.running_pids.empty() && cw.state.pid == *blocked_pid) only_cpu = cw.state.cpu;
+    if (only_cpu == kNoCpus) {
+      write("btaudit: PID " + std::to_string(*blocked_pid) + " is not on the kernel's task list\n");
+      return 0;
+    }
+  }
   if (only_cpu >= 0) {
     bool known = false;
     for (const CpuWalk& cw : a.walk.cpus) known = known || cw.state.cpu == only_cpu;

@@ -1,5 +1,6 @@
 #include "analysis/dump_analysis.h"
 
+#include <algorithm>
 #include <map>
 
 #include "analysis/analyze_report.h"
@@ -44,8 +45,31 @@ DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreIn
     regs[r.cpu] = r.regs;
     sources[r.cpu] = facts.registers_from;
   }
-  a.walk = walk_dump(memory, *a.info, *a.types, a.layout, regs, sources);
+  std::vector<TaskInfo> blocked;
+  if (options.all_tasks || !options.task_pids.empty()) {
+    TaskList tasks = read_task_list(memory, *a.info, *a.types, a.layout);
+    for (auto& p : tasks.problems) a.notes.push_back("tasks: " + p);
+    for (int pid : options.task_pids) {
+      const bool known =
+          std::any_of(tasks.tasks.begin(), tasks.tasks.end(), [&](const TaskInfo& t) { return t.pid == pid; });
+      if (!known) a.missing_pids.push_back(pid);
+    }
+    for (TaskInfo& t : tasks.tasks) {
+      const bool wanted = options.all_tasks || std::find(options.task_pids.begin(), options.task_pids.end(), t.pid) !=
+                                                   options.task_pids.end();
+      if (!wanted) continue;
+      // A task on a CPU is walked from that CPU's registers, not from a stale thread.sp.
+      // (The idle tasks share PID 0; each CPU's own is the one running there.)
+      if (t.on_cpu.value_or(false)) {
+        if (!options.all_tasks) a.running_pids.push_back(t.pid);
+        continue;
+      }
+      blocked.push_back(std::move(t));
+    }
+  }
+  a.walk = walk_dump(memory, *a.info, *a.types, a.layout, regs, sources, blocked);
   for (const CpuWalk& cw : a.walk.cpus) a.cpu_reports.push_back(report_from_walk(cw, a.info.get()));
+  for (const CpuWalk& tw : a.walk.tasks) a.task_reports.push_back(report_from_walk(tw, a.info.get()));
 
   if (!options.with_log || !log_info) return a;
   try {

@@ -28,8 +28,11 @@ struct DumpAnalysis {
   std::unique_ptr<KernelTypes> types;
   KernelLayout layout;
   DumpWalk walk;
-  std::vector<Report> cpu_reports;  // one per walked CPU: frames with slots and verdicts
-  std::vector<Report> reports;      // the reports found in the dump's log
+  std::vector<Report> cpu_reports;   // one per walked CPU: frames with slots and verdicts
+  std::vector<Report> task_reports;  // one per walked switched-out task (walk.tasks)
+  std::vector<int> running_pids;     // requested PIDs that were running: their CPU's walk shows them
+  std::vector<int> missing_pids;     // requested PIDs the dump's task list does not hold
+  std::vector<Report> reports;       // the reports found in the dump's log
   std::vector<Crosscheck> checks;
   std::vector<std::string> notes;
 };
@@ -37,6 +40,8 @@ struct DumpAnalysis {
 struct DumpAnalysisOptions {
   std::string vmlinux;  // "" or "auto": /usr/lib/debug/boot/vmlinux-<release from VMCOREINFO>
   bool with_log = true;
+  std::vector<int> task_pids;  // also walk these tasks when they were switched out
+  bool all_tasks = false;      // also walk every switched-out task
 };
 
 // `memory` is the dump's kernel memory, `facts` what the dump says about itself,

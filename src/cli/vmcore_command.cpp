@@ -56,12 +56,17 @@ int run_vmcore(const std::vector<std::string>& args) {
   std::vector<std::string> positional;
   std::string vmlinux;
   int cpu = -1;
+  std::vector<int> pids;
   po::options_description opts("btaudit vmcore [options] DUMP [analyze|bt|irqstate|log|info]");
   opts.add_options()("help,h", "show this help")("format,f", po::value(&format)->default_value("text"),
                                                  "output format: text, json or svg (a picture of each CPU's stacks)")(
       "vmlinux", po::value(&vmlinux),
       "kernel image with DWARF; default: /usr/lib/debug/boot/vmlinux-<the dump's release>")(
       "cpu,c", po::value(&cpu)->default_value(-1), "bt: only this CPU")(
+      "pid,p", po::value(&pids),
+      "bt: this task (repeatable): a switched-out one is walked from the frame the "
+      "scheduler left, a running one is shown on its CPU")("tasks",
+                                                           "bt: every switched-out task as well, after the CPUs")(
       "color", po::value(&colour)->default_value("auto"), "colour in text output: auto, always or never");
   po::variables_map vm;
   if (!parse_command_line("vmcore", args, opts, positional, vm)) return kExitUsage;
@@ -105,11 +110,26 @@ int run_vmcore(const std::vector<std::string>& args) {
     DumpAnalysisOptions options;
     options.vmlinux = vmlinux;
     options.with_log = action == "analyze";
+    options.task_pids = pids;
+    options.all_tasks = vm.count("tasks") > 0;
     const DumpAnalysis a = analyze_dump(*dump, dump->facts(), dump.get(), options);
+    for (int pid : a.missing_pids) {
+      std::cerr << "btaudit: " << dump->path() << ": no task with PID " << pid << "\n";
+      return kExitInputError;
+    }
+    if (!pids.empty() && cpu < 0) {
+      // Only the named tasks: a running one through its CPU's walk, the others from their frames.
+      cpu = kNoCpus;
+      for (int pid : a.running_pids)
+        for (const CpuWalk& cw : a.walk.cpus)
+          if (cw.state.pid == pid) cpu = cw.state.cpu;
+      if (a.running_pids.size() > 1 || (!a.running_pids.empty() && !a.walk.tasks.empty()))
+        cpu = -1;  // tasks on several CPUs, or a mix: show everything rather than hide one
+    }
     if (format == "svg") {
       write_stdout(render_dump_svg(a));
     } else if (format == "json") {
-      write_stdout(action == "irqstate" ? irq_state_json(a) : render_dump_json(a));
+      write_stdout(action == "irqstate" ? irq_state_json(a) : render_dump_json(a, cpu));
     } else if (action == "irqstate") {
       write_stdout(render_irq_state_text(a));
     } else {

@@ -37,6 +37,109 @@ std::string describe(const Frame& f) {
   return s;
 }
 
+// One walk (a CPU's, or a switched-out task's) as a JSON object.
+void write_walk_json(JsonWriter& w, const CpuWalk& cw, const Report& r) {
+  const CpuIrqState& c = cw.state;
+  w.begin_object();
+  w.field("cpu", c.cpu >= 0 ? std::optional<int>(c.cpu) : std::nullopt);  // null: a switched-out task
+  w.key("task");
+  w.begin_object();
+  w.field("address", c.task);
+  w.field("pid", c.pid);
+  w.field("comm", c.comm);
+  w.end_object();
+  w.field("registers_from", c.registers_from);
+  w.field("sp", c.sp);
+  w.key("irq_state");
+  w.begin_object();
+  w.field("irq_stack_top", c.irq_stack ? std::optional<std::uint64_t>(c.irq_stack->end) : std::nullopt);
+  w.field("irq_stack_base", c.irq_stack ? std::optional<std::uint64_t>(c.irq_stack->begin) : std::nullopt);
+  w.field("backlink", c.backlink);
+  w.field("in_use", c.in_use);
+  w.key("irq_count");
+  if (c.irq_count)
+    w.value(static_cast<std::int64_t>(*c.irq_count));
+  else
+    w.null();
+  w.field("sp_stack", c.sp_stack);
+  w.end_object();
+  w.key("crash_site");
+  if (r.rip) {
+    w.begin_object();
+    w.field("function", r.rip->function);
+    w.field("offset", r.rip->offset);
+    w.field("module", r.rip->module);
+    w.field("address", r.rip->address);
+    w.end_object();
+  } else {
+    w.null();
+  }
+  w.key("frames");
+  w.begin_array();
+  for (const Frame& f : r.frames) write_frame_json(w, f);
+  w.end_array();
+  w.key("transitions");
+  w.begin_array();
+  for (const WalkTransition& t : cw.transitions) {
+    w.begin_object();
+    w.field("from", t.from);
+    w.field("to", t.to);
+    w.field("slot", t.slot);
+    w.field("value", t.value);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("problems");
+  w.begin_array();
+  for (const auto& p : c.problems) w.value(p);
+  for (const auto& p : cw.problems) w.value(p);
+  w.end_array();
+  w.end_object();
+}
+
+// A walk's lines: RIP lines of registers, a banner at every stack switch, one line per frame.
+std::string walk_lines(const CpuWalk& cw, const Report& r) {
+  std::string out;
+  std::string banner;
+  std::size_t transition = 0;
+  std::size_t k = 0;  // index into r.frames: the walk's entries that are not register RIPs
+  for (const SymbolizedFrame& s : cw.frames) {
+    if (s.frame.from_regs) {
+      // A RIP from registers: the CPU's own (slot 0) or a pt_regs on a stack, as the kernel's RIP: lines.
+      std::string where = s.frame.slot ? "pt_regs at " + hex(s.frame.slot - 128) : std::string("CPU registers");
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "+0x%llx/0x%llx", static_cast<unsigned long long>(s.offset),
+                    static_cast<unsigned long long>(s.size));
+      const std::string fn = s.function ? *s.function + buf : "0x" + hex(s.frame.address);
+      out += "  RIP: ";
+      out += fn;
+      if (s.module) out.append(" [").append(*s.module).append("]");
+      out.append("  (").append(where).append(")\n");
+      continue;
+    }
+    if (k >= r.frames.size()) break;
+    const Frame& f = r.frames[k++];
+    const std::string label = stack_label(f);
+    if (label != banner) {
+      if (!banner.empty() && transition < cw.transitions.size()) {
+        const WalkTransition& t = cw.transitions[transition++];
+        out += "  --- " + t.from + " -> " + t.to + ": followed the backlink " + hex(t.value) + " read at " +
+               hex(t.slot) + " ---\n";
+      }
+      out += "  <" + label + ">\n";
+      banner = label;
+    }
+    char line[256];
+    std::snprintf(line, sizeof line, "  %s  %-9s %s%-52s %s\n", f.slot ? hex(*f.slot).c_str() : "                ",
+                  std::string(to_string(f.verdict)).c_str(), f.printed_unreliable ? "? " : "  ", describe(f).c_str(),
+                  std::string(reason_code(f.reason)).c_str());
+    out += line;
+  }
+  for (const auto& p : cw.state.problems) out += "  problem: " + p + "\n";
+  for (const auto& p : cw.problems) out += "  problem: " + p + "\n";
+  return out;
+}
+
 }  // namespace
 
 std::string render_dump_json(const DumpAnalysis& a, int only_cpu) {
@@ -66,66 +169,13 @@ std::string render_dump_json(const DumpAnalysis& a, int only_cpu) {
   w.key("cpus");
   w.begin_array();
   for (std::size_t i = 0; i < a.walk.cpus.size(); ++i) {
-    const CpuWalk& cw = a.walk.cpus[i];
-    const CpuIrqState& c = cw.state;
-    if (only_cpu >= 0 && c.cpu != only_cpu) continue;
-    w.begin_object();
-    w.field("cpu", c.cpu);
-    w.key("task");
-    w.begin_object();
-    w.field("address", c.task);
-    w.field("pid", c.pid);
-    w.field("comm", c.comm);
-    w.end_object();
-    w.field("registers_from", c.registers_from);
-    w.field("sp", c.sp);
-    w.key("irq_state");
-    w.begin_object();
-    w.field("irq_stack_top", c.irq_stack ? std::optional<std::uint64_t>(c.irq_stack->end) : std::nullopt);
-    w.field("irq_stack_base", c.irq_stack ? std::optional<std::uint64_t>(c.irq_stack->begin) : std::nullopt);
-    w.field("backlink", c.backlink);
-    w.field("in_use", c.in_use);
-    w.key("irq_count");
-    if (c.irq_count)
-      w.value(static_cast<std::int64_t>(*c.irq_count));
-    else
-      w.null();
-    w.field("sp_stack", c.sp_stack);
-    w.end_object();
-    const Report& r = a.cpu_reports[i];
-    w.key("crash_site");
-    if (r.rip) {
-      w.begin_object();
-      w.field("function", r.rip->function);
-      w.field("offset", r.rip->offset);
-      w.field("module", r.rip->module);
-      w.field("address", r.rip->address);
-      w.end_object();
-    } else {
-      w.null();
-    }
-    w.key("frames");
-    w.begin_array();
-    for (const Frame& f : r.frames) write_frame_json(w, f);
-    w.end_array();
-    w.key("transitions");
-    w.begin_array();
-    for (const WalkTransition& t : cw.transitions) {
-      w.begin_object();
-      w.field("from", t.from);
-      w.field("to", t.to);
-      w.field("slot", t.slot);
-      w.field("value", t.value);
-      w.end_object();
-    }
-    w.end_array();
-    w.key("problems");
-    w.begin_array();
-    for (const auto& p : c.problems) w.value(p);
-    for (const auto& p : cw.problems) w.value(p);
-    w.end_array();
-    w.end_object();
+    if (only_cpu == kNoCpus || (only_cpu >= 0 && a.walk.cpus[i].state.cpu != only_cpu)) continue;
+    write_walk_json(w, a.walk.cpus[i], a.cpu_reports[i]);
   }
+  w.end_array();
+  w.key("tasks");
+  w.begin_array();
+  for (std::size_t i = 0; i < a.walk.tasks.size(); ++i) write_walk_json(w, a.walk.tasks[i], a.task_reports[i]);
   w.end_array();
   w.key("reports");
   w.begin_array();
@@ -169,7 +219,7 @@ std::string render_dump_text(const DumpAnalysis& a, const TextStyle& style, int 
   for (const auto& n : a.notes) out += "note:    " + n + "\n";
   for (std::size_t i = 0; i < a.walk.cpus.size(); ++i) {
     const CpuWalk& cw = a.walk.cpus[i];
-    if (only_cpu >= 0 && cw.state.cpu != only_cpu) continue;
+    if (only_cpu == kNoCpus || (only_cpu >= 0 && cw.state.cpu != only_cpu)) continue;
     const Report& r = a.cpu_reports[i];
     const CpuIrqState& c = cw.state;
     out += "\nCPU " + std::to_string(c.cpu) + ": " + c.comm.value_or("?") + " (pid " +
@@ -177,43 +227,14 @@ std::string render_dump_text(const DumpAnalysis& a, const TextStyle& style, int 
            " on the " + c.sp_stack + " stack; IRQ stack " +
            (c.irq_stack ? hex(c.irq_stack->begin) + "-" + hex(c.irq_stack->end) : std::string("?")) + ", in use " +
            (c.in_use ? (*c.in_use ? "yes" : "no") : "?") + "; registers from " + c.registers_from + "\n";
-    std::string banner;
-    std::size_t transition = 0;
-    std::size_t k = 0;  // index into r.frames: the walk's entries that are not register RIPs
-    for (const SymbolizedFrame& s : cw.frames) {
-      if (s.frame.from_regs) {
-        // A RIP from registers: the CPU's own (slot 0) or a pt_regs on a stack, as the kernel's RIP: lines.
-        std::string where = s.frame.slot ? "pt_regs at " + hex(s.frame.slot - 128) : std::string("CPU registers");
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "+0x%llx/0x%llx", static_cast<unsigned long long>(s.offset),
-                      static_cast<unsigned long long>(s.size));
-        const std::string fn = s.function ? *s.function + buf : "0x" + hex(s.frame.address);
-        out += "  RIP: ";
-        out += fn;
-        if (s.module) out.append(" [").append(*s.module).append("]");
-        out.append("  (").append(where).append(")\n");
-        continue;
-      }
-      if (k >= r.frames.size()) break;
-      const Frame& f = r.frames[k++];
-      const std::string label = stack_label(f);
-      if (label != banner) {
-        if (!banner.empty() && transition < cw.transitions.size()) {
-          const WalkTransition& t = cw.transitions[transition++];
-          out += "  --- " + t.from + " -> " + t.to + ": followed the backlink " + hex(t.value) + " read at " +
-                 hex(t.slot) + " ---\n";
-        }
-        out += "  <" + label + ">\n";
-        banner = label;
-      }
-      char line[256];
-      std::snprintf(line, sizeof line, "  %s  %-9s %s%-52s %s\n", f.slot ? hex(*f.slot).c_str() : "                ",
-                    std::string(to_string(f.verdict)).c_str(), f.printed_unreliable ? "? " : "  ", describe(f).c_str(),
-                    std::string(reason_code(f.reason)).c_str());
-      out += line;
-    }
-    for (const auto& p : c.problems) out += "  problem: " + p + "\n";
-    for (const auto& p : cw.problems) out += "  problem: " + p + "\n";
+    out += walk_lines(cw, r);
+  }
+  for (std::size_t i = 0; i < a.walk.tasks.size(); ++i) {
+    const CpuIrqState& t = a.walk.tasks[i].state;
+    out += "\nPID " + (t.pid ? std::to_string(*t.pid) : std::string("?")) + ": " + t.comm.value_or("?") + ", task " +
+           (t.task ? hex(*t.task) : std::string("?")) + ", switched out; thread.sp " +
+           (t.sp ? hex(*t.sp) : std::string("?")) + " on the " + t.sp_stack + " stack\n";
+    out += walk_lines(a.walk.tasks[i], a.task_reports[i]);
   }
   if (!with_reports) return out;
   out += "\n";

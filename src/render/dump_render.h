@@ -8,7 +8,9 @@
 
 namespace btaudit {
 
-// only_cpu >= 0: that CPU's entry alone in "cpus" (the crash extension's bt -c).
+// only_cpu >= 0: that CPU's entry alone in "cpus" (the crash extension's bt -c);
+// kNoCpus: no CPU, only the walked switched-out tasks (bt of a sleeping task).
+inline constexpr int kNoCpus = -2;
 std::string render_dump_json(const DumpAnalysis& a, int only_cpu = -1);
 std::string render_dump_text(const DumpAnalysis& a, const TextStyle& style, int only_cpu = -1,
                              bool with_reports = true);

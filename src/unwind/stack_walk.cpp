@@ -40,6 +40,12 @@ class Unwinder {
   }
 
   bool done() const { return done_; }
+  // The state unwind_start() gives a task that is not running: no registers,
+  // ip is a return address (so ORC is looked up at ip - 1).
+  void start_blocked() {
+    regs_.kind = Regs::None;
+    signal_ = false;
+  }
   // The slot the next reliable return address must be read from (kernel: unwind_get_return_address_ptr).
   std::optional<std::uint64_t> return_address_slot() const {
     if (done_) return std::nullopt;
@@ -249,18 +255,26 @@ const WalkStack* find_stack(const WalkInput& in, std::uint64_t a) {
 WalkResult walk_stacks(MemorySource& m, const WalkInput& in) {
   WalkResult out;
   Unwinder u(m, in, out);
-  auto rip = in.regs.find("rip");
-  if (rip != in.regs.end()) {
-    WalkFrame f;
-    f.address = rip->second;
-    f.from_regs = true;
-    f.reliable = true;
-    out.frames.push_back(f);
+  std::uint64_t stack = 0;
+  if (in.blocked_scan_from) {
+    // The unwinder already stands on the sleeping task's first frame: its return
+    // address is the word just below rsp, which the scan below reaches.
+    u.start_blocked();
+    stack = *in.blocked_scan_from & ~7ULL;
+  } else {
+    auto rip = in.regs.find("rip");
+    if (rip != in.regs.end()) {
+      WalkFrame f;
+      f.address = rip->second;
+      f.from_regs = true;
+      f.reliable = true;
+      out.frames.push_back(f);
+    }
+    // The registers' own frame: the first unwinder step leaves the interrupted context.
+    u.next();
+    auto sp_it = in.regs.find("rsp");
+    stack = sp_it == in.regs.end() ? 0 : (sp_it->second & ~7ULL);
   }
-  // The registers' own frame: the first unwinder step leaves the interrupted context.
-  u.next();
-  auto sp_it = in.regs.find("rsp");
-  std::uint64_t stack = sp_it == in.regs.end() ? 0 : (sp_it->second & ~7ULL);
   std::set<std::string> visited;
   for (int hop = 0; stack && hop < 16; ++hop) {
     const WalkStack* info = find_stack(in, stack);

@@ -47,6 +47,11 @@ struct WalkInput {
   std::vector<WalkStack> stacks;              // every stack the CPU owns
   const OrcTable* orc = nullptr;
   std::function<bool(std::uint64_t)> is_kernel_text;
+  // A task the scheduler switched out: `regs` hold the unwinder state its
+  // inactive_task_frame gives (rip = ret_addr, rsp just above the frame, rbp),
+  // there is no register frame to print, and the scan starts here (thread.sp),
+  // as the kernel's show_stack() of a sleeping task does.
+  std::optional<std::uint64_t> blocked_scan_from;
   std::size_t max_frames = 4096;
 };
 

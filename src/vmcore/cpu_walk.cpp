@@ -24,7 +24,7 @@ int orc_version_of(KernelTypes& types) {
 
 DumpWalk walk_dump(MemorySource& m, KernelDebugInfo& info, KernelTypes& types, const KernelLayout& layout,
                    const std::vector<std::map<std::string, std::uint64_t>>& regs_by_cpu,
-                   const std::vector<std::string>& reg_source_by_cpu) {
+                   const std::vector<std::string>& reg_source_by_cpu, const std::vector<TaskInfo>& blocked) {
   DumpWalk out;
   const std::int64_t kaslr = layout.kaslr;
   // Modules: text ranges, symbols, ORC.
@@ -114,6 +114,46 @@ DumpWalk walk_dump(MemorySource& m, KernelDebugInfo& info, KernelTypes& types, c
     }
     cw.state = std::move(state);
     out.cpus.push_back(std::move(cw));
+  }
+
+  // Switched-out tasks: thread.sp points at the inactive_task_frame that
+  // __switch_to_asm pushed; its ret_addr (in __schedule) is the first frame.
+  const auto frame_size = types.type_size("inactive_task_frame");
+  const auto ret_addr = types.member("inactive_task_frame", "ret_addr");
+  const auto saved_bp = types.member("inactive_task_frame", "bp");
+  for (const TaskInfo& t : blocked) {
+    CpuWalk cw;
+    cw.state.cpu = -1;
+    cw.state.task = t.task;
+    cw.state.pid = t.pid;
+    cw.state.comm = t.comm;
+    cw.state.sp = t.thread_sp;
+    cw.state.registers_from = "the inactive_task_frame at task->thread.sp (switched out)";
+    const StackRange task_stack{"task", "", t.stack, t.stack + layout.thread_size};
+    cw.state.stacks.push_back(task_stack);
+    cw.state.sp_stack = t.thread_sp >= task_stack.begin && t.thread_sp < task_stack.end ? "task" : "unknown";
+    if (!frame_size || !ret_addr || !saved_bp) {
+      cw.problems.push_back("vmlinux has no struct inactive_task_frame (a kernel before 4.9): not walked");
+    } else if (cw.state.sp_stack != "task" || t.thread_sp + *frame_size > task_stack.end) {
+      cw.problems.push_back("task->thread.sp is not on the task's stack: not walked");
+    } else {
+      WalkInput in;
+      const auto rip = m.read_u64(t.thread_sp + ret_addr->offset);
+      const auto rbp = m.read_u64(t.thread_sp + saved_bp->offset);
+      if (!rip || !rbp) {
+        cw.problems.push_back("the task's inactive_task_frame is not in the dump: not walked");
+      } else {
+        in.regs = {{"rip", *rip}, {"rsp", t.thread_sp + *frame_size}, {"rbp", *rbp}};
+        in.stacks.push_back({task_stack.kind, task_stack.name, task_stack.begin, task_stack.end});
+        in.orc = &orc;
+        in.is_kernel_text = is_text;
+        in.blocked_scan_from = t.thread_sp;
+        WalkResult w = walk_stacks(m, in);
+        for (const WalkFrame& f : w.frames) cw.frames.push_back(symbolize(f));
+        for (auto& p : w.problems) cw.problems.push_back(std::move(p));
+      }
+    }
+    out.tasks.push_back(std::move(cw));
   }
   return out;
 }

@@ -12,6 +12,7 @@
 #include "vmcore/irq_state.h"
 #include "vmcore/kernel_layout.h"
 #include "vmcore/module_list.h"
+#include "vmcore/task_list.h"
 
 namespace btaudit {
 
@@ -31,14 +32,18 @@ struct CpuWalk {
 
 struct DumpWalk {
   std::vector<CpuWalk> cpus;
+  // Tasks that were switched out (not running on a CPU), walked from the frame
+  // the scheduler left; state.cpu is -1, state.task/pid/comm name the task.
+  std::vector<CpuWalk> tasks;
   std::vector<LoadedModule> modules;
   std::vector<std::string> problems;
   int orc_version = 0;
   std::size_t orc_entries = 0;
 };
 
+// `blocked` (optional): tasks to walk from their inactive_task_frame as well.
 DumpWalk walk_dump(MemorySource& m, KernelDebugInfo& info, KernelTypes& types, const KernelLayout& layout,
                    const std::vector<std::map<std::string, std::uint64_t>>& regs_by_cpu,
-                   const std::vector<std::string>& reg_source_by_cpu);
+                   const std::vector<std::string>& reg_source_by_cpu, const std::vector<TaskInfo>& blocked = {});
 
 }  // namespace btaudit

@@ -145,7 +145,7 @@ def check_dump(args, name):
         except (json.JSONDecodeError, KeyError) as e:
             problems.append(f'bt -c 1 -j: {e}')
     cur = out['bt_current'] or ''
-    if '\nCPU ' not in cur and 'was not running on a CPU' not in cur:
+    if '\nCPU ' not in cur and 'switched out' not in cur:
         problems.append(f'bt (current context): {cur.strip()[:120]!r}')
     if not (out['help'] or '').startswith('\nNAME\n  btaudit - ') or 'SYNOPSIS' not in (out['help'] or ''):
         problems.append('help btaudit: not crash-style help')
