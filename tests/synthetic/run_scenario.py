@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""One synthetic-dump test: plants a scenario on a synthetic kernel, writes
+the ELF vmcore, runs the real `btaudit vmcore` on it (through libkdumpfile),
+and compares its walk with what was planted.
+
+usage: run_scenario.py BTAUDIT KERNEL_ELF SCENARIO WORKDIR"""
+
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from scenarios import SCENARIOS  # noqa: E402
+from synthdump.kernel_image import KernelImage  # noqa: E402
+from synthdump.machine import Machine  # noqa: E402
+from synthdump.stacks import RELIABLE, REGS_IP  # noqa: E402
+
+FRAME_STACK = {"task": ("task", None), "irq": ("irq", None), "NMI": ("nmi", "NMI"), "#DF": ("exception", "#DF")}
+
+
+def expected_frames(image, expect):
+    out = []
+    for stack, start in expect.walk:
+        for slot in sorted(stack.planted):
+            value, what = stack.planted[slot]
+            if slot < start or what == REGS_IP:
+                continue
+            kind, exc = FRAME_STACK[stack.label()]
+            out.append({"function": image.function_at(value - 1), "reliable": what == RELIABLE, "stack": kind,
+                        "exception": exc, "slot": slot})
+    return out
+
+
+def actual_frames(cpu):
+    return [{"function": f["function"], "reliable": not f["printed_unreliable"], "stack": f["stack"],
+             "exception": f.get("exception"), "slot": f.get("slot")} for f in cpu["frames"]]
+
+
+def fmt(f):
+    mark = "  " if f["reliable"] else "? "
+    return f"{f['slot'] or 0:016x} {f['stack']:<9} {mark}{f['function']}"
+
+
+def run(cmd):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+
+
+def check_cpu(image, n, expect, cpu, text, errors):
+    want, got = expected_frames(image, expect), actual_frames(cpu)
+    if want != got:
+        errors.append(f"CPU {n}: frames differ\n  expected:\n    " + "\n    ".join(map(fmt, want)) +
+                      "\n  btaudit:\n    " + "\n    ".join(map(fmt, got)))
+    trans = [(t["from"], t["to"], t["slot"], t["value"]) for t in cpu["transitions"]]
+    if trans != expect.transitions:
+        errors.append(f"CPU {n}: transitions {trans} != expected {expect.transitions}")
+    state = cpu["irq_state"]
+    if state["sp_stack"] != expect.sp_stack:
+        errors.append(f"CPU {n}: SP on {state['sp_stack']}, expected {expect.sp_stack}")
+    if isinstance(expect.in_use, bool) and state["in_use"] is not None:
+        if state["in_use"] != expect.in_use:
+            errors.append(f"CPU {n}: in_use {state['in_use']}, expected {expect.in_use}")
+    else:
+        count = expect.in_use if not isinstance(expect.in_use, bool) else (0 if expect.in_use else -1)
+        if state["irq_count"] != count:
+            errors.append(f"CPU {n}: irq_count {state['irq_count']}, expected {count}")
+    problems = cpu["problems"]
+    if len(problems) != len(expect.problems) or any(p not in q for p, q in zip(expect.problems, problems)):
+        errors.append(f"CPU {n}: problems {problems}, expected {expect.problems}")
+    # The text view: the RIP lines (CPU registers, then each pt_regs) in walk order.
+    section = text.split(f"\nCPU {n}: ", 1)[1].split("\nCPU ", 1)[0]
+    rips = [line.split("RIP: ", 1)[1].split("+", 1)[0] for line in section.splitlines() if "RIP: " in line]
+    if rips != expect.rips:
+        errors.append(f"CPU {n}: RIP lines {rips}, expected {expect.rips}")
+
+
+def main():
+    btaudit, kernel, name, workdir = sys.argv[1:5]
+    image = KernelImage(kernel)
+    m = Machine(image)
+    expects = SCENARIOS[name](m)
+    os.makedirs(workdir, exist_ok=True)
+    dump = os.path.join(workdir, f"{name}-era{image.era}.vmcore")
+    m.write(dump)
+    base = [btaudit, "vmcore", dump, "--vmlinux", kernel, "bt"]
+    js, tx = run(base + ["--format", "json"]), run(base)
+    for r in (js, tx):
+        if r.returncode != 0:
+            print(f"FAIL: btaudit exited {r.returncode}: {r.stderr.strip()}")
+            return 1
+    doc = json.loads(js.stdout)
+    errors = []
+    cpus = {c["cpu"]: c for c in doc["cpus"]}
+    for n, expect in expects.items():
+        check_cpu(image, n, expect, cpus[n], tx.stdout, errors)
+    if errors:
+        print("\n".join(errors))
+        print(f"FAIL: {name} on era {image.era} ({dump}); btaudit's text view:\n{tx.stdout}")
+        return 1
+    print(f"ok: {name} on era {image.era}: {sum(len(c['frames']) for c in doc['cpus'])} frames as planted")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,190 @@
+"""A synthetic kernel's memory at crash time, era by era: the kernel image,
+per-CPU areas with __per_cpu_offset[], task_structs, task/IRQ/exception
+stacks, each CPU's registers; written out as an ELF vmcore.
+
+Addresses follow x86-64's layout: direct map 0xffff888..., VMAP'd stacks
+0xffffc90..., the CPU entry area 0xfffffe0..., text 0xffffffff81000000."""
+
+import struct
+
+from . import elf_core
+from .stacks import Builder, Stack
+
+PAGE = 4096
+PERCPU_BASE = 0xFFFF88807F000000
+TASKS_BASE = 0xFFFF888000100000
+TASK_STACKS = 0xFFFFC90000010000
+IRQ_STACKS = 0xFFFFC90000400000
+CEA_BASE = 0xFFFFFE0000010000
+
+RELEASE = {1: "4.19.0-synth", 2: "5.4.0-synth", 3: "5.15.0-synth", 4: "6.3.0-synth", 5: "6.15.0-synth"}
+
+
+def page_up(n):
+    return (n + PAGE - 1) & ~(PAGE - 1)
+
+
+class Task:
+    def __init__(self, addr, pid, comm, stack):
+        self.addr, self.pid, self.comm, self.stack = addr, pid, comm, stack
+
+
+class Cpu:
+    def __init__(self, machine, index):
+        self.machine, self.index = machine, index
+        self.percpu = PERCPU_BASE + index * 0x100000
+        self.regs = {}
+        self.irq_stack = None
+        self.exception_stacks = {}
+
+
+class Machine:
+    def __init__(self, image, ncpus=2):
+        self.image = image
+        self.era = image.era
+        self.layout = image.layout
+        self.regions = {}  # address -> bytearray (extra memory: per-CPU areas, task_structs)
+        self.stacks = []
+        self.tasks = []
+        lo = image.sym("_text") & ~(PAGE - 1)
+        self.kernel = bytearray(page_up(image.sym("_end") - lo))
+        self.kernel_base = lo
+        for addr, body in image.kernel_sections():
+            self.kernel[addr - lo:addr - lo + len(body)] = body
+        self.regions[lo] = self.kernel
+        self.put_u32(self.sym("nr_cpu_ids"), ncpus)
+        template = image.percpu_template()
+        self.cpus = [Cpu(self, i) for i in range(ncpus)]
+        for cpu in self.cpus:
+            self.regions[cpu.percpu] = bytearray(template) + bytearray(page_up(len(template)) - len(template))
+            self.put_u64(self.sym("__per_cpu_offset") + 8 * cpu.index, cpu.percpu)
+            self._setup_irq_stack(cpu)
+            self._setup_exception_stacks(cpu)
+            self.set_irq_state(cpu, False)
+
+    # ---- memory
+    def sym(self, name):
+        return self.image.sym(name)
+
+    def _region(self, addr, size):
+        for base, data in self.regions.items():
+            if base <= addr and addr + size <= base + len(data):
+                return data, addr - base
+        for s in self.stacks:
+            if s.base <= addr and addr + size <= s.top:
+                return s.data, addr - s.base
+        raise KeyError(f"{addr:#x} is in no region")
+
+    def put(self, addr, raw):
+        data, off = self._region(addr, len(raw))
+        data[off:off + len(raw)] = raw
+
+    def put_u64(self, addr, value):
+        self.put(addr, struct.pack("<Q", value & 0xFFFFFFFFFFFFFFFF))
+
+    def put_u32(self, addr, value):
+        self.put(addr, struct.pack("<I", value & 0xFFFFFFFF))
+
+    def get_u64(self, addr):
+        data, off = self._region(addr, 8)
+        return struct.unpack_from("<Q", data, off)[0]
+
+    def percpu_var(self, cpu, name, member=None):
+        """The address of a per-CPU variable (or a struct pcpu_hot member) on a CPU."""
+        if member:
+            return cpu.percpu + self.sym("pcpu_hot") + self.layout["pcpu_hot_" + member]
+        return cpu.percpu + self.sym(name)
+
+    # ---- stacks and tasks
+    def new_stack(self, kind, name, base, size):
+        s = Stack(kind, name, base, size)
+        self.stacks.append(s)
+        return s
+
+    def new_task(self, pid, comm, idle_of=None):
+        """A task with its own stack; the boot CPU's idle task is init_task on init_stack."""
+        l = self.layout
+        if pid == 0 and idle_of == 0:
+            addr = self.sym("init_task")
+            stack = Stack("task", "", self.sym("init_stack"), l["thread_size"])
+            self.kernel_stack_overlay(stack)
+        else:
+            n = len(self.tasks)
+            addr = TASKS_BASE + n * 0x1000
+            self.regions[addr] = bytearray(PAGE)
+            stack = self.new_stack("task", "", TASK_STACKS + n * 2 * l["thread_size"], l["thread_size"])
+        self.put_u64(addr + l["task_stack"], stack.base)
+        self.put_u32(addr + l["task_pid"], pid)
+        self.put(addr + l["task_comm"], comm.encode()[:15] + b"\0")
+        t = Task(addr, pid, comm, stack)
+        self.tasks.append(t)
+        return t
+
+    def kernel_stack_overlay(self, stack):
+        """init_stack lives in the kernel image (.bss): its words go there at write time."""
+        self.stacks.append(stack)
+        stack.in_kernel_image = True
+
+    def set_current(self, cpu, task):
+        if self.era == 4:
+            self.put_u64(self.percpu_var(cpu, None, "current_task"), task.addr)
+        else:
+            self.put_u64(self.percpu_var(cpu, "current_task"), task.addr)
+
+    def _setup_irq_stack(self, cpu):
+        size = self.layout["irq_stack_size"]
+        if self.era == 1:
+            # irq_stack_union is the first per-CPU variable; irq_stack_ptr is its end (4.9+: no gap).
+            base = self.percpu_var(cpu, "irq_stack_union")
+            cpu.irq_stack = Stack("irq", "", base, size)
+            self.stacks.append(cpu.irq_stack)
+            cpu.irq_stack.in_percpu = True
+            self.put_u64(self.percpu_var(cpu, "irq_stack_ptr"), base + size)
+            return
+        base = IRQ_STACKS + cpu.index * 2 * size  # VMAP'd, a guard gap between
+        cpu.irq_stack = self.new_stack("irq", "", base, size)
+        top = base + size
+        if self.era == 2:
+            self.put_u64(self.percpu_var(cpu, "hardirq_stack_ptr"), top)
+        elif self.era == 4:
+            self.put_u64(self.percpu_var(cpu, None, "hardirq_stack_ptr"), top - 8)  # 951c2a51ae75
+        else:
+            self.put_u64(self.percpu_var(cpu, "hardirq_stack_ptr"), top - 8)
+
+    def _setup_exception_stacks(self, cpu):
+        if self.era < 2:
+            return  # <=5.1: orig_ist / per-CPU exception_stacks (not planted)
+        l = self.layout
+        cea = CEA_BASE + cpu.index * 0x40000
+        self.put_u64(self.percpu_var(cpu, "cea_exception_stacks"), cea)
+        for name, key in (("#DF", "cea_df"), ("NMI", "cea_nmi")):
+            cpu.exception_stacks[name] = self.new_stack("exception", name, cea + l[key], l["exception_stksz"])
+
+    def set_irq_state(self, cpu, in_use, count=None):
+        """hardirq_stack_inuse, or irq_count (-1 free, 0 first level, n nested)."""
+        if self.era <= 2:
+            value = count if count is not None else (0 if in_use else -1)
+            self.put_u32(self.percpu_var(cpu, "irq_count"), value)
+        elif self.era == 4:
+            self.put(self.percpu_var(cpu, None, "hardirq_stack_inuse"), bytes([1 if in_use else 0]))
+        else:
+            self.put(self.percpu_var(cpu, "hardirq_stack_inuse"), bytes([1 if in_use else 0]))
+
+    def builder(self, stack, sp=None):
+        return Builder(self.image, stack, sp)
+
+    # ---- output
+    def vmcoreinfo(self):
+        return {"OSRELEASE": RELEASE[self.era], "PAGESIZE": PAGE, "KERNELOFFSET": "0",
+                "SYMBOL(_stext)": f"{self.sym('_stext'):x}", "NUMBER(phys_base)": 0}
+
+    def write(self, path):
+        for s in self.stacks:
+            if getattr(s, "in_kernel_image", False) or getattr(s, "in_percpu", False):
+                self.put(s.base, s.data)
+        regions = [(a, bytes(d)) for a, d in sorted(self.regions.items())]
+        regions += [(s.base, bytes(s.data)) for s in self.stacks
+                    if not getattr(s, "in_kernel_image", False) and not getattr(s, "in_percpu", False)]
+        notes = [elf_core.prstatus(c.index + 1, c.regs) for c in self.cpus if c.regs]
+        notes.append(elf_core.vmcoreinfo(self.vmcoreinfo()))
+        elf_core.write_core(path, sorted(regions), notes)
