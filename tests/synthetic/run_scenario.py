@@ -54,7 +54,8 @@ def check_cpu(image, n, expect, cpu, text, errors):
                       "\n  btaudit:\n    " + "\n    ".join(map(fmt, got)))
     trans = [(t["from"], t["to"], t["slot"], t["value"]) for t in cpu["transitions"]]
     if trans != expect.transitions:
-        errors.append(f"CPU {n}: transitions {trans} != expected {expect.transitions}")
+        show = lambda ts: [f"{a}->{b} slot {s:x} value {v:x}" for a, b, s, v in ts]
+        errors.append(f"CPU {n}: transitions {show(trans)} != expected {show(expect.transitions)}")
     state = cpu["irq_state"]
     if state["sp_stack"] != expect.sp_stack:
         errors.append(f"CPU {n}: SP on {state['sp_stack']}, expected {expect.sp_stack}")

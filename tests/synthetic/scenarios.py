@@ -5,7 +5,6 @@ RIP lines (CPU registers, then each pt_regs), the IRQ state, and the
 problems the walk must report (none unless listed)."""
 
 from synthdump import contexts as ctx
-from synthdump.stacks import STALE
 
 
 class Expect:
@@ -56,4 +55,149 @@ def irq_over_idle(m):
     return {0: e0, 1: e1}
 
 
-SCENARIOS = {"irq_over_idle": irq_over_idle}
+def panic_in_irq_over_process(m, cpu):
+    """A process interrupted in lab_wait; the interrupt handler panics on the
+    IRQ stack. Returns the IRQ-stack builder, the task builder and the backlink."""
+    _task, t, rbp, _ = process_cpu(m, cpu)
+    irq, rbp, first = ctx.interrupt(m, cpu, t, ret(m, "lab_wait", "crash_save_cpu"), rbp)
+    rbp = irq.chain(ctx.irq_handlers(first) + ctx.PANIC_PATH, rbp)
+    ctx.set_regs(cpu, crashed_in_kexec(m), irq, rbp)
+    m.set_irq_state(cpu, True)
+    return irq, t, irq.stack.get(irq.stack.top - 8)
+
+
+def idle_cpu(m, cpu, pid=0):
+    """A second CPU in its idle task, on its task stack."""
+    task = m.new_task(pid, f"swapper/{cpu.index}")
+    m.set_current(cpu, task)
+    b = m.builder(task.stack)
+    rbp, _ = ctx.idle(m, b)
+    ctx.set_regs(cpu, ctx.halted_ip(m), b, rbp)
+    return Expect([(b.stack, b.sp)], rips=["native_safe_halt"])
+
+
+def nested_panic(m, softirq):
+    """A second interrupt while the first one's handler (or the softirqs run at
+    its exit) is on the IRQ stack: the stack is in use (irq_count 1 /
+    hardirq_stack_inuse), so the second entry leaves its pt_regs on the IRQ
+    stack itself, does not switch, and its handler panics."""
+    c0, c1 = m.cpus
+    _task, t, rbp, _ = process_cpu(m, c0)
+    irq, rbp, first = ctx.interrupt(m, c0, t, ret(m, "lab_wait", "crash_save_cpu"), rbp, softirq=softirq)
+    backlink = irq.stack.get(irq.stack.top - 8)
+    names = ctx.softirq_handlers(first) if softirq else ctx.irq_handlers(first) + ["lab_irq_spin"]
+    rbp = irq.chain(names, rbp)
+    irq, rbp, first = ctx.interrupt(m, c0, irq, m.image.sym(names[-1]) + 4, rbp, nested=True)
+    rbp = irq.chain(ctx.irq_handlers(first) + ctx.PANIC_PATH, rbp)
+    ctx.set_regs(c0, crashed_in_kexec(m), irq, rbp)
+    m.set_irq_state(c0, True, count=1)
+    e0 = Expect([(irq.stack, irq.sp), (t.stack, backlink)], [("irq", "task", irq.stack.top - 8, backlink)],
+                ["__crash_kexec", names[-1], "lab_wait"], "irq", 1 if m.era <= 2 else True)
+    return {0: e0, 1: idle_cpu(m, c1)}
+
+
+def nested_irq(m):
+    return nested_panic(m, softirq=False)
+
+
+def irq_over_softirq(m):
+    return nested_panic(m, softirq=True)
+
+
+def nmi_over_irq(m):
+    """CPU 0 panics in an interrupt over a process; CPU 1, stuck in an IRQ
+    handler over its idle task, is stopped by the crash NMI: NMI stack ->
+    pt_regs -> IRQ stack -> backlink -> task stack."""
+    c0, c1 = m.cpus
+    irq0, t0, backlink0 = panic_in_irq_over_process(m, c0)
+    e0 = Expect([(irq0.stack, irq0.sp), (t0.stack, backlink0)], [("irq", "task", irq0.stack.top - 8, backlink0)],
+                ["__crash_kexec", "lab_wait"], "irq", True)
+    idle = m.new_task(0, "swapper/1")
+    m.set_current(c1, idle)
+    t = m.builder(idle.stack)
+    rbp, _ = ctx.idle(m, t)
+    irq, rbp, first = ctx.interrupt(m, c1, t, ctx.halted_ip(m), rbp)
+    backlink = irq.stack.get(irq.stack.top - 8)
+    rbp = irq.chain(ctx.irq_handlers(first), rbp)
+    rbp = irq.call("__handle_irq_event_percpu", "lab_irq_spin", rbp)
+    spin_ip = m.image.sym("lab_irq_spin") + 4
+    nmi_stack = c1.exception_stacks["NMI"]
+    nmi, rbp, fn = ctx.exception_entry(m, nmi_stack, "asm_exc_nmi", "exc_nmi", spin_ip, irq.sp, rbp)
+    rbp = nmi.chain([fn, "default_do_nmi", "nmi_handle", "crash_nmi_callback"], rbp)
+    ctx.set_regs(c1, ret(m, "crash_nmi_callback", "crash_save_cpu"), nmi, rbp)
+    m.set_irq_state(c1, True)
+    next_sp = nmi_stack.top - 168 + 152  # pt_regs->sp of the regs at the NMI stack's top
+    e1 = Expect([(nmi.stack, nmi.sp), (irq.stack, irq.sp), (t.stack, backlink)],
+                [("NMI", "irq", next_sp, irq.sp), ("irq", "task", irq.stack.top - 8, backlink)],
+                ["crash_nmi_callback", "lab_irq_spin", "native_safe_halt"], "NMI", True)
+    return {0: e0, 1: e1}
+
+
+def double_fault(m):
+    """A runaway recursion double-faults: #DF stack -> its pt_regs -> the task stack."""
+    c0, c1 = m.cpus
+    _task, t, rbp, _ = process_cpu(m, c0, inner=("lab_write", "lab_recurse", "lab_recurse", "lab_recurse"))
+    fault_ip = ret(m, "lab_recurse", "lab_recurse") - 5  # the call whose push faulted
+    fault_sp = t.sp
+    df_stack = c0.exception_stacks["#DF"]
+    df, rbp, fn = ctx.exception_entry(m, df_stack, "asm_exc_double_fault", "exc_double_fault", fault_ip, t.sp, rbp)
+    rbp = df.chain([fn, "panic", "__crash_kexec"], rbp)
+    ctx.set_regs(c0, crashed_in_kexec(m), df, rbp)
+    next_sp = df_stack.top - 168 + 152
+    e0 = Expect([(df.stack, df.sp), (t.stack, fault_sp)], [("#DF", "task", next_sp, fault_sp)],
+                ["__crash_kexec", "lab_recurse"], "#DF")
+    return {0: e0, 1: idle_cpu(m, c1)}
+
+
+def stale_backlink(m):
+    """An interrupt came and went: the IRQ stack keeps its frames and its top
+    word (never cleared), but the CPU is back on its task stack and the
+    in-use state says free. Nothing on the IRQ stack may be walked."""
+    c0, c1 = m.cpus
+    irq, _t, _backlink = panic_in_irq_over_process(m, c0)
+    _task, b, rbp, _ = process_cpu(m, c0, pid=98, comm="later")  # the task running now
+    ctx.set_regs(c0, ret(m, "lab_wait", "crash_save_cpu"), b, rbp)
+    m.set_irq_state(c0, False)
+    e0 = Expect([(b.stack, b.sp)], rips=["lab_wait"])
+    return {0: e0, 1: idle_cpu(m, c1)}
+
+
+def corrupted_backlink(m):
+    """The IRQ stack's top word points into no stack: the walk stops there,
+    says so, and does not crash."""
+    c0, c1 = m.cpus
+    irq, _t, _backlink = panic_in_irq_over_process(m, c0)
+    bogus = 0xFFFF8880DEAD0000
+    irq.stack.put(irq.stack.top - 8, bogus)
+    # The last IRQ-stack frame is still found; its caller's registers are behind the bad word.
+    problems = ["unwinder: can't access registers"] if m.era <= 2 else []
+    problems.append("the backlink leads to no known stack")
+    e0 = Expect([(irq.stack, irq.sp)], [("irq", "unknown", irq.stack.top - 8, bogus)], ["__crash_kexec"], "irq",
+                True, problems)
+    return {0: e0, 1: idle_cpu(m, c1)}
+
+
+def frame_loop(m):
+    """Saved frame pointers that form a loop (lab_write's points back down to
+    lab_wait's frame): the unwinder stops at the wrong-direction step instead of
+    hanging, and every word above is printed with '?'."""
+    c0, c1 = m.cpus
+    _task, b, rbp, _ = process_cpu(m, c0)
+    lab_write_rbp = b.stack.get(rbp)
+    b.stack.put(lab_write_rbp, rbp)  # lab_write's saved RBP -> lab_wait's frame
+    ctx.set_regs(c0, ret(m, "lab_wait", "crash_save_cpu"), b, rbp)
+    b.stack.mark_stale_above(lab_write_rbp + 8)  # vfs_write's return slot is the last one reached
+    e0 = Expect([(b.stack, b.sp)], rips=["lab_wait"], problems=["unwinder: stack going in the wrong direction"])
+    return {0: e0, 1: idle_cpu(m, c1)}
+
+
+SCENARIOS = {
+    "irq_over_idle": irq_over_idle,
+    "nested_irq": nested_irq,
+    "irq_over_softirq": irq_over_softirq,
+    "nmi_over_irq": nmi_over_irq,
+    "double_fault": double_fault,
+    "stale_backlink": stale_backlink,
+    "corrupted_backlink": corrupted_backlink,
+    "frame_loop": frame_loop,
+}
