@@ -70,6 +70,10 @@ std::vector<CpuIrqState> read_irq_state(MemorySource& m, const KernelLayout& l,
         for (const ExceptionStackLayout& e : l.exception_stacks)
           s.stacks.push_back({"exception", e.name, *cea + e.offset, *cea + e.offset + e.size});
       }
+    } else if (l.orig_ist_var) {
+      for (const ExceptionStackLayout& e : l.exception_stacks)
+        if (auto top = m.read_u64(*base + *l.orig_ist_var + e.offset); top && *top > e.size)
+          s.stacks.push_back({"exception", e.name, *top - e.size, *top});
     }
     if (s.sp) {
       for (const StackRange& r : s.stacks) {

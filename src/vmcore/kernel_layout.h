@@ -21,7 +21,7 @@ enum class IrqEra { IrqStackPtr, HardirqPtrIrqCount, HardirqPtrInuse, PcpuHot, P
 
 struct ExceptionStackLayout {
   std::string name;          // "#DF", "NMI", "#DB", "#MC", "#VC", "#VC2"
-  std::uint64_t offset = 0;  // in struct cea_exception_stacks
+  std::uint64_t offset = 0;  // in struct cea_exception_stacks; <=5.1: of the stack's top in struct orig_ist
   std::uint64_t size = 0;
 };
 
@@ -40,6 +40,7 @@ struct KernelLayout {
   std::uint64_t thread_size = 0;
   MemberInfo task_pid, task_comm, task_stack;
   std::optional<std::uint64_t> cea_exception_stacks_var;
+  std::optional<std::uint64_t> orig_ist_var;  // <=5.1: per-CPU struct orig_ist, each IST stack's top
   std::vector<ExceptionStackLayout> exception_stacks;
   std::vector<std::string> fallbacks;  // each default taken because the kernel's own data was missing
 };

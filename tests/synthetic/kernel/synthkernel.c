@@ -221,7 +221,12 @@ struct cea_exception_stacks {
 };
 DEFINE_PER_CPU(struct cea_exception_stacks*, cea_exception_stacks);
 #else
-DEFINE_PER_CPU_PAGE_ALIGNED(char, exception_stacks[4 * EXCEPTION_STKSZ + EXCEPTION_STKSZ]);
+/* <=5.1: 4 IST stacks, #DB's twice the size (DEBUG_STKSZ); orig_ist.ist[k] is the top of stack k+1. */
+DEFINE_PER_CPU_PAGE_ALIGNED(char, exception_stacks[3 * EXCEPTION_STKSZ + 2 * EXCEPTION_STKSZ]);
+struct orig_ist {
+  unsigned long ist[7];
+};
+DEFINE_PER_CPU(struct orig_ist, orig_ist);
 #endif
 
 /* ---- What the dump generator needs besides symbols: offsets and sizes,

@@ -152,9 +152,18 @@ class Machine:
             self.put_u64(self.percpu_var(cpu, "hardirq_stack_ptr"), top - 8)
 
     def _setup_exception_stacks(self, cpu):
-        if self.era < 2:
-            return  # <=5.1: orig_ist / per-CPU exception_stacks (not planted)
         l = self.layout
+        if self.era == 1:
+            # 4.15-5.1: #DF, NMI, #DB (twice as large), #MC back to back in the CPU entry area,
+            # each top in orig_ist.ist[k].
+            size = l["exception_stksz"]
+            top = CEA_BASE + cpu.index * 0x40000
+            for k, (name, pages) in enumerate((("#DF", 1), ("NMI", 1), ("#DB", 2), ("#MC", 1))):
+                top += size * pages
+                self.put_u64(self.percpu_var(cpu, "orig_ist") + 8 * k, top)
+                if name in ("#DF", "NMI"):
+                    cpu.exception_stacks[name] = self.new_stack("exception", name, top - size, size)
+            return
         cea = CEA_BASE + cpu.index * 0x40000
         self.put_u64(self.percpu_var(cpu, "cea_exception_stacks"), cea)
         for name, key in (("#DF", "cea_df"), ("NMI", "cea_nmi")):
