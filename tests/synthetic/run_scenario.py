@@ -28,19 +28,20 @@ def expected_frames(image, expect):
             if slot < start or what == REGS_IP:
                 continue
             kind, exc = FRAME_STACK[stack.label()]
-            out.append({"function": image.function_at(value - 1), "reliable": what == RELIABLE, "stack": kind,
-                        "exception": exc, "slot": slot})
+            fn = image.function_at(value - 1)  # %pB: a return address names its call's function
+            out.append({"function": fn, "offset": value - image.sym(fn), "reliable": what == RELIABLE,
+                        "stack": kind, "exception": exc, "slot": slot})
     return out
 
 
 def actual_frames(cpu):
-    return [{"function": f["function"], "reliable": not f["printed_unreliable"], "stack": f["stack"],
-             "exception": f.get("exception"), "slot": f.get("slot")} for f in cpu["frames"]]
+    return [{"function": f["function"], "offset": f["offset"], "reliable": not f["printed_unreliable"],
+             "stack": f["stack"], "exception": f.get("exception"), "slot": f.get("slot")} for f in cpu["frames"]]
 
 
 def fmt(f):
     mark = "  " if f["reliable"] else "? "
-    return f"{f['slot'] or 0:016x} {f['stack']:<9} {mark}{f['function']}"
+    return f"{f['slot'] or 0:016x} {f['stack']:<9} {mark}{f['function']}+{f['offset'] or 0:#x}"
 
 
 def run(cmd):
@@ -92,14 +93,14 @@ def truncated(btaudit, kernel, dump):
 
 def main():
     btaudit, kernel, name, workdir = sys.argv[1:5]
-    image = KernelImage(kernel)
+    plant, options = SCENARIOS[name]
+    image = KernelImage(kernel, options.get("kaslr", 0))
     m = Machine(image)
-    cut = name == "truncated"
-    expects = SCENARIOS["irq_over_idle" if cut else name](m)
+    expects = plant(m)
     os.makedirs(workdir, exist_ok=True)
     dump = os.path.join(workdir, f"{name}-era{image.era}.vmcore")
     m.write(dump)
-    if cut:
+    if options.get("truncate"):
         return truncated(btaudit, kernel, dump)
     base = [btaudit, "vmcore", dump, "--vmlinux", kernel, "bt"]
     js, tx = run(base + ["--format", "json"]), run(base)

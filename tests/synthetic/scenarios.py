@@ -191,13 +191,17 @@ def frame_loop(m):
     return {0: e0, 1: idle_cpu(m, c1)}
 
 
+# name -> (the function that plants it, options: "kaslr" moves the kernel image
+# by that KERNELOFFSET, "truncate" cuts the written dump in half).
 SCENARIOS = {
-    "irq_over_idle": irq_over_idle,
-    "nested_irq": nested_irq,
-    "irq_over_softirq": irq_over_softirq,
-    "nmi_over_irq": nmi_over_irq,
-    "double_fault": double_fault,
-    "stale_backlink": stale_backlink,
-    "corrupted_backlink": corrupted_backlink,
-    "frame_loop": frame_loop,
+    "irq_over_idle": (irq_over_idle, {}),
+    "irq_over_idle_kaslr": (irq_over_idle, {"kaslr": 0x2A000000}),
+    "nested_irq": (nested_irq, {}),
+    "irq_over_softirq": (irq_over_softirq, {}),
+    "nmi_over_irq": (nmi_over_irq, {}),
+    "double_fault": (double_fault, {}),
+    "stale_backlink": (stale_backlink, {}),
+    "corrupted_backlink": (corrupted_backlink, {}),
+    "frame_loop": (frame_loop, {}),
+    "truncated": (irq_over_idle, {"truncate": True}),
 }

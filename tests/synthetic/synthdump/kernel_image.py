@@ -20,8 +20,12 @@ LAYOUT_FIELDS = (
 
 
 class KernelImage:
-    def __init__(self, path):
+    """Addresses it gives and takes are runtime ones: link address + kaslr for
+    the kernel image (per-CPU symbols are offsets and never move)."""
+
+    def __init__(self, path, kaslr=0):
         self.path = path
+        self.kaslr = 0
         with open(path, "rb") as f:
             self.data = f.read()
         if self.data[:4] != b"\x7fELF" or self.data[4] != 2:
@@ -47,12 +51,14 @@ class KernelImage:
         values = struct.unpack_from(f"<{len(LAYOUT_FIELDS)}Q", self.read(self.sym("synth_layout"), 8 * len(LAYOUT_FIELDS)))
         self.layout = dict(zip(LAYOUT_FIELDS, values))
         self.era = self.layout["era"]
+        self.kaslr = kaslr
 
     def _cstr(self, off):
         return self.data[off:self.data.index(b"\0", off)].decode()
 
     def sym(self, name):
-        return self.symbols[name][0]
+        value = self.symbols[name][0]
+        return value + self.kaslr if value >= KERNEL_SPACE else value
 
     def has(self, name):
         return name in self.symbols
@@ -61,7 +67,8 @@ class KernelImage:
         return next(s for s in self.sections if s["name"] == name)
 
     def read(self, addr, size):
-        """Bytes at a link address, from the section that holds them."""
+        """Bytes at a runtime address, from the section that holds them."""
+        addr -= self.kaslr if addr >= KERNEL_SPACE else 0
         for s in self.sections:
             if s["flags"] & SHF_ALLOC and s["type"] != SHT_NOBITS and s["addr"] <= addr and addr + size <= s["addr"] + s["size"]:
                 off = s["offset"] + addr - s["addr"]
@@ -75,7 +82,7 @@ class KernelImage:
             if not s["flags"] & SHF_ALLOC or s["addr"] < KERNEL_SPACE or not s["size"]:
                 continue
             body = bytes(s["size"]) if s["type"] == SHT_NOBITS else self.data[s["offset"]:s["offset"] + s["size"]]
-            out.append((s["addr"], body))
+            out.append((s["addr"] + self.kaslr, body))
         return out
 
     def percpu_template(self):
@@ -84,14 +91,15 @@ class KernelImage:
 
     def function_at(self, addr):
         """The function symbol holding addr (sized symbols only, as kallsyms)."""
+        addr -= self.kaslr
         for name, (value, size) in self.symbols.items():
             if size and value <= addr < value + size and value >= KERNEL_SPACE:
                 return name
         return None
 
     def function_bytes(self, name):
-        addr, size = self.symbols[name]
-        return addr, self.read(addr, size)
+        addr = self.sym(name)
+        return addr, self.read(addr, self.symbols[name][1])
 
     def return_address(self, caller, callee, nth=0):
         """The address after the nth direct call from caller to callee: what

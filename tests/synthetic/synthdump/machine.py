@@ -184,7 +184,7 @@ class Machine:
 
     # ---- output
     def vmcoreinfo(self):
-        return {"OSRELEASE": RELEASE[self.era], "PAGESIZE": PAGE, "KERNELOFFSET": "0",
+        return {"OSRELEASE": RELEASE[self.era], "PAGESIZE": PAGE, "KERNELOFFSET": f"{self.image.kaslr:x}",
                 "SYMBOL(_stext)": f"{self.sym('_stext'):x}", "NUMBER(phys_base)": 0}
 
     def write(self, path):
