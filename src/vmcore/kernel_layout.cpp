@@ -21,6 +21,7 @@ KernelLayout detect_layout(KernelDebugInfo& info, KernelTypes& types, std::int64
   if (!pco) throw DebugInfoError(info.vmlinux_path() + ": no __per_cpu_offset symbol (not an SMP x86-64 kernel?)");
   l.per_cpu_offset_array = *pco + static_cast<std::uint64_t>(kaslr);
   if (auto n = symbol(info, "nr_cpu_ids")) l.nr_cpu_ids = *n + static_cast<std::uint64_t>(kaslr);
+  if (auto n = symbol(info, "crash_notes")) l.crash_notes = *n + static_cast<std::uint64_t>(kaslr);
 
   auto pcpu_hot = symbol(info, "pcpu_hot");
   auto hardirq_ptr = symbol(info, "hardirq_stack_ptr");

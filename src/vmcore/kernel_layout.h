@@ -31,6 +31,7 @@ struct KernelLayout {
   std::int64_t kaslr = 0;                      // runtime = link address + kaslr (not for per-CPU offsets)
   std::uint64_t per_cpu_offset_array = 0;      // runtime address of __per_cpu_offset[]
   std::uint64_t nr_cpu_ids = 0;                // runtime address of nr_cpu_ids
+  std::uint64_t crash_notes = 0;               // runtime address of the crash_notes pointer (0: none)
   std::uint64_t irq_stack_ptr_var = 0;         // per-CPU offset of the top-of-IRQ-stack pointer
   std::uint64_t irq_stack_top_adjust = 0;      // bytes from the stored pointer to the stack's end
   std::optional<std::uint64_t> inuse_var;      // hardirq_stack_inuse (bool)

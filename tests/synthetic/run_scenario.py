@@ -95,7 +95,7 @@ def main():
     btaudit, kernel, name, workdir = sys.argv[1:5]
     plant, options = SCENARIOS[name]
     image = KernelImage(kernel, options.get("kaslr", 0))
-    m = Machine(image)
+    m = Machine(image, options.get("cpus", 2))
     expects = plant(m)
     os.makedirs(workdir, exist_ok=True)
     dump = os.path.join(workdir, f"{name}-era{image.era}.vmcore")

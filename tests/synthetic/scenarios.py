@@ -191,8 +191,21 @@ def frame_loop(m):
     return {0: e0, 1: idle_cpu(m, c1)}
 
 
+def cpu_without_note(m):
+    """Three CPUs, the middle one without a register note (offline, or it did
+    not answer the crash NMI): the third CPU's registers are its own, not the
+    second's, and the second is reported unwalked."""
+    c0, c1, c2 = m.cpus
+    irq, t, backlink = panic_in_irq_over_process(m, c0)
+    e0 = Expect([(irq.stack, irq.sp), (t.stack, backlink)], [("irq", "task", irq.stack.top - 8, backlink)],
+                ["__crash_kexec", "lab_wait"], "irq", True)
+    m.set_current(c1, m.new_task(55, "hung"))
+    e1 = Expect([], sp_stack="unknown", problems=["no registers for this CPU: not walked"])
+    return {0: e0, 1: e1, 2: idle_cpu(m, c2)}
+
+
 # name -> (the function that plants it, options: "kaslr" moves the kernel image
-# by that KERNELOFFSET, "truncate" cuts the written dump in half).
+# by that KERNELOFFSET, "truncate" cuts the written dump in half, "cpus" (2)).
 SCENARIOS = {
     "irq_over_idle": (irq_over_idle, {}),
     "irq_over_idle_kaslr": (irq_over_idle, {"kaslr": 0x2A000000}),
@@ -203,5 +216,6 @@ SCENARIOS = {
     "stale_backlink": (stale_backlink, {}),
     "corrupted_backlink": (corrupted_backlink, {}),
     "frame_loop": (frame_loop, {}),
+    "cpu_without_note": (cpu_without_note, {"cpus": 3}),
     "truncated": (irq_over_idle, {"truncate": True}),
 }

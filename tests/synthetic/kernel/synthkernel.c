@@ -138,6 +138,8 @@ unsigned long init_stack[THREAD_SIZE / sizeof(unsigned long)] __attribute__((ali
 
 unsigned long __per_cpu_offset[NR_CPUS];
 unsigned int nr_cpu_ids = 1;
+/* note_buf_t __percpu *: where crash_save_cpu() writes each CPU's NT_PRSTATUS note at a kdump panic. */
+void* crash_notes;
 
 #define DEFINE_PER_CPU(type, name) __attribute__((section(".data..percpu"), used)) type name
 #define DEFINE_PER_CPU_PAGE_ALIGNED(type, name) \

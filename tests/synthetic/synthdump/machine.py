@@ -55,8 +55,11 @@ class Machine:
         self.put_u32(self.sym("nr_cpu_ids"), ncpus)
         template = image.percpu_template()
         self.cpus = [Cpu(self, i) for i in range(ncpus)]
+        # A dynamic per-CPU allocation after the static variables: crash_notes' buffers.
+        self.crash_notes = page_up(len(template))
+        self.put_u64(self.sym("crash_notes"), self.crash_notes)
         for cpu in self.cpus:
-            self.regions[cpu.percpu] = bytearray(template) + bytearray(page_up(len(template)) - len(template))
+            self.regions[cpu.percpu] = bytearray(template) + bytearray(self.crash_notes + PAGE - len(template))
             self.put_u64(self.sym("__per_cpu_offset") + 8 * cpu.index, cpu.percpu)
             self._setup_irq_stack(cpu)
             self._setup_exception_stacks(cpu)
@@ -185,15 +188,21 @@ class Machine:
     # ---- output
     def vmcoreinfo(self):
         return {"OSRELEASE": RELEASE[self.era], "PAGESIZE": PAGE, "KERNELOFFSET": f"{self.image.kaslr:x}",
-                "SYMBOL(_stext)": f"{self.sym('_stext'):x}", "NUMBER(phys_base)": 0}
+                "SYMBOL(_stext)": f"{self.sym('_stext'):x}", "NUMBER(phys_base)": 0, "CRASHTIME": 1764400000}
 
     def write(self, path):
         for s in self.stacks:
             if getattr(s, "in_kernel_image", False) or getattr(s, "in_percpu", False):
                 self.put(s.base, s.data)
+        # As kdump: each CPU's note in its crash_notes buffer; the file's notes are
+        # copies of the non-empty buffers, in CPU order.
+        notes = []
+        for c in self.cpus:
+            if c.regs:
+                notes.append(elf_core.prstatus(c.index + 1, c.regs))
+                self.put(c.percpu + self.crash_notes, notes[-1])
+        notes.append(elf_core.vmcoreinfo(self.vmcoreinfo()))
         regions = [(a, bytes(d)) for a, d in sorted(self.regions.items())]
         regions += [(s.base, bytes(s.data)) for s in self.stacks
                     if not getattr(s, "in_kernel_image", False) and not getattr(s, "in_percpu", False)]
-        notes = [elf_core.prstatus(c.index + 1, c.regs) for c in self.cpus if c.regs]
-        notes.append(elf_core.vmcoreinfo(self.vmcoreinfo()))
         elf_core.write_core(path, sorted(regions), notes)
