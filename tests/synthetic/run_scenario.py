@@ -91,6 +91,33 @@ def truncated(btaudit, kernel, dump):
     return 0
 
 
+def irqstate_row(m, cpu, expect):
+    """The row `btaudit vmcore irqstate` must print for a CPU: its task, SP, the
+    stack the SP is on, the IRQ stack, the word at its top (live or stale) and
+    the in-use state."""
+    t, irq = cpu.task, cpu.irq_stack
+    if isinstance(expect.in_use, bool):
+        use = ("yes" if expect.in_use else "no") if m.era >= 3 else f"count {0 if expect.in_use else -1}"
+    else:
+        use = f"count {expect.in_use}"
+    sp = cpu.regs.get("rsp")
+    return [str(cpu.index), f"{t.addr:016x}", str(t.pid), t.comm, f"{sp:016x}" if sp is not None else "-",
+            expect.sp_stack, f"{irq.base:016x}-{irq.top:016x}", f"{irq.get(irq.top - 8):016x}", *use.split()]
+
+
+def check_irqstate(m, expects, table, errors):
+    rows = {}
+    for line in table.splitlines():
+        cols = line.split()
+        if cols and cols[0].isdigit():
+            rows[int(cols[0])] = cols
+    for n, expect in expects.items():
+        want = irqstate_row(m, m.cpus[n], expect)
+        got = rows.get(n, [])[:len(want)]
+        if got != want:
+            errors.append(f"irqstate CPU {n}: {' '.join(got)}\n  expected:      {' '.join(want)}")
+
+
 def main():
     btaudit, kernel, name, workdir = sys.argv[1:5]
     plant, options = SCENARIOS[name]
@@ -102,9 +129,9 @@ def main():
     m.write(dump)
     if options.get("truncate"):
         return truncated(btaudit, kernel, dump)
-    base = [btaudit, "vmcore", dump, "--vmlinux", kernel, "bt"]
-    js, tx = run(base + ["--format", "json"]), run(base)
-    for r in (js, tx):
+    base = [btaudit, "vmcore", dump, "--vmlinux", kernel]
+    js, tx, irqstate = run(base + ["bt", "--format", "json"]), run(base + ["bt"]), run(base + ["irqstate"])
+    for r in (js, tx, irqstate):
         if r.returncode != 0:
             print(f"FAIL: btaudit exited {r.returncode}: {r.stderr.strip()}")
             return 1
@@ -113,6 +140,7 @@ def main():
     cpus = {c["cpu"]: c for c in doc["cpus"]}
     for n, expect in expects.items():
         check_cpu(image, n, expect, cpus[n], tx.stdout, errors)
+    check_irqstate(m, expects, irqstate.stdout, errors)
     if errors:
         print("\n".join(errors))
         print(f"FAIL: {name} on era {image.era} ({dump}); btaudit's text view:\n{tx.stdout}")

@@ -34,6 +34,7 @@ class Cpu:
         self.machine, self.index = machine, index
         self.percpu = PERCPU_BASE + index * 0x100000
         self.regs = {}
+        self.task = None
         self.irq_stack = None
         self.exception_stacks = {}
 
@@ -129,6 +130,7 @@ class Machine:
         stack.in_kernel_image = True
 
     def set_current(self, cpu, task):
+        cpu.task = task
         if self.era == 4:
             self.put_u64(self.percpu_var(cpu, None, "current_task"), task.addr)
         else:
