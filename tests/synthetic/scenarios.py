@@ -209,6 +209,8 @@ def cpu_without_note(m):
 SCENARIOS = {
     "irq_over_idle": (irq_over_idle, {}),
     "irq_over_idle_kaslr": (irq_over_idle, {"kaslr": 0x2A000000}),
+    "irq_over_idle_paged": (irq_over_idle, {"paged": True}),
+    "nmi_over_irq_paged": (nmi_over_irq, {"paged": True, "kaslr": 0x1C000000}),
     "nested_irq": (nested_irq, {}),
     "irq_over_softirq": (irq_over_softirq, {}),
     "nmi_over_irq": (nmi_over_irq, {}),

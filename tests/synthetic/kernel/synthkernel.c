@@ -136,6 +136,8 @@ struct task_struct init_task = {.pid = 0, .comm = "swapper/0"};
 /* THREAD_SIZE for btaudit: init_stack's ELF size, as in vmlinux. */
 unsigned long init_stack[THREAD_SIZE / sizeof(unsigned long)] __attribute__((aligned(THREAD_SIZE)));
 
+/* The kernel's top page table (4.14+ name); the generator fills it for page-table dumps. */
+unsigned long init_top_pgt[512] __attribute__((aligned(PAGE_SIZE)));
 unsigned long __per_cpu_offset[NR_CPUS];
 unsigned int nr_cpu_ids = 1;
 /* note_buf_t __percpu *: where crash_save_cpu() writes each CPU's NT_PRSTATUS note at a kdump panic. */

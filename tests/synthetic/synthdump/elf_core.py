@@ -1,8 +1,9 @@
 """Writes an x86-64 ELF vmcore as the kernel's /proc/vmcore presents one:
 ET_CORE, one PT_NOTE with an NT_PRSTATUS note per CPU and the VMCOREINFO
-note, and one PT_LOAD per memory region with both its kernel virtual and a
-physical address (libkdumpfile reads kernel virtual addresses straight from
-the PT_LOADs' p_vaddr, so no page tables are needed)."""
+note, and one PT_LOAD per segment with its kernel virtual and physical
+address. libkdumpfile reads a kernel virtual address straight from the
+PT_LOAD whose p_vaddr range holds it, and walks the page tables otherwise
+(see paging.py)."""
 
 import struct
 
@@ -37,29 +38,27 @@ def vmcoreinfo(lines):
     return note("VMCOREINFO", 0, text.encode())
 
 
-def write_core(path, regions, notes):
-    """regions: [(vaddr, bytes)], page aligned; notes: encoded notes."""
+def write_core(path, segments, notes):
+    """segments: [(vaddr, paddr, bytes)], page aligned; notes: encoded notes."""
     note_blob = b"".join(notes)
-    phnum = 1 + len(regions)
+    phnum = 1 + len(segments)
     ehsize, phentsize = 64, 56
     offset = ehsize + phnum * phentsize
     headers = [struct.pack("<IIQQQQQQ", PT_NOTE, 0, offset, 0, 0, len(note_blob), 0, 0)]
     offset += len(note_blob)
     offset += -offset % PAGE
     body_offsets = []
-    phys = 0x1000000
-    for vaddr, data in regions:
-        headers.append(struct.pack("<IIQQQQQQ", PT_LOAD, 7, offset, vaddr, phys, len(data), len(data), PAGE))
+    for vaddr, paddr, data in segments:
+        headers.append(struct.pack("<IIQQQQQQ", PT_LOAD, 7, offset, vaddr, paddr, len(data), len(data), PAGE))
         body_offsets.append(offset)
         offset += len(data) + (-len(data) % PAGE)
-        phys += len(data) + (-len(data) % PAGE)
     ident = b"\x7fELF" + bytes([2, 1, 1, 0]) + bytes(8)
     eh = ident + struct.pack("<HHIQQQIHHHHHH", 4, EM_X86_64, 1, 0, ehsize, 0, 0, ehsize, phentsize, phnum, 0, 0, 0)
     with open(path, "wb") as f:
         f.write(eh)
         f.write(b"".join(headers))
         f.write(note_blob)
-        for (vaddr, data), off in zip(regions, body_offsets):
+        for (_vaddr, _paddr, data), off in zip(segments, body_offsets):
             f.seek(off)
             f.write(data)
         f.truncate(offset)

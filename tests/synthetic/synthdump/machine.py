@@ -7,7 +7,7 @@ Addresses follow x86-64's layout: direct map 0xffff888..., VMAP'd stacks
 
 import struct
 
-from . import elf_core
+from . import elf_core, paging
 from .stacks import Builder, Stack
 
 PAGE = 4096
@@ -190,9 +190,12 @@ class Machine:
     # ---- output
     def vmcoreinfo(self):
         return {"OSRELEASE": RELEASE[self.era], "PAGESIZE": PAGE, "KERNELOFFSET": f"{self.image.kaslr:x}",
-                "SYMBOL(_stext)": f"{self.sym('_stext'):x}", "NUMBER(phys_base)": 0, "CRASHTIME": 1764400000}
+                "SYMBOL(_stext)": f"{self.sym('_stext'):x}", "NUMBER(phys_base)": 0, "CRASHTIME": 1764400000,
+                "SYMBOL(init_top_pgt)": f"{self.sym('init_top_pgt'):x}", "NUMBER(pgtable_l5_enabled)": 0}
 
-    def write(self, path):
+    def write(self, path, paged=False):
+        """paged: VMAP'd and entry-area memory only through page tables (paging.py);
+        otherwise every region is a PT_LOAD at its own virtual address."""
         for s in self.stacks:
             if getattr(s, "in_kernel_image", False) or getattr(s, "in_percpu", False):
                 self.put(s.base, s.data)
@@ -204,7 +207,18 @@ class Machine:
                 notes.append(elf_core.prstatus(c.index + 1, c.regs))
                 self.put(c.percpu + self.crash_notes, notes[-1])
         notes.append(elf_core.vmcoreinfo(self.vmcoreinfo()))
-        regions = [(a, bytes(d)) for a, d in sorted(self.regions.items())]
+        regions = [(a, bytes(d)) for a, d in self.regions.items()]
         regions += [(s.base, bytes(s.data)) for s in self.stacks
                     if not getattr(s, "in_kernel_image", False) and not getattr(s, "in_percpu", False)]
-        elf_core.write_core(path, sorted(regions), notes)
+        if paged:
+            pm = paging.PhysicalMemory()
+            for vaddr, data in regions:
+                pm.place(vaddr, data)
+            pm.build_page_tables(self.sym("init_top_pgt"))
+            segments = pm.segments(self.kernel_base, self.kernel_base + len(self.kernel))
+        else:
+            segments, phys = [], 0x1000000
+            for vaddr, data in sorted(regions):
+                segments.append((vaddr, phys, data))
+                phys += page_up(len(data))
+        elf_core.write_core(path, segments, notes)
