@@ -126,7 +126,7 @@ def main():
     expects = plant(m)
     os.makedirs(workdir, exist_ok=True)
     dump = os.path.join(workdir, f"{name}-era{image.era}.vmcore")
-    m.write(dump, options.get("paged", False))
+    m.write(dump, options.get("paged", False), options.get("compressed", False), options.get("kdump", True))
     if options.get("truncate"):
         return truncated(btaudit, kernel, dump)
     base = [btaudit, "vmcore", dump, "--vmlinux", kernel]

@@ -205,12 +205,16 @@ def cpu_without_note(m):
 
 
 # name -> (the function that plants it, options: "kaslr" moves the kernel image
-# by that KERNELOFFSET, "truncate" cuts the written dump in half, "cpus" (2)).
+# by that KERNELOFFSET, "truncate" cuts the written dump in half, "cpus" (2),
+# "paged" (/proc/vmcore's layout with page tables), "compressed" (kdump-compressed),
+# "kdump": False (empty crash_notes, as when QEMU dumps the guest)).
 SCENARIOS = {
     "irq_over_idle": (irq_over_idle, {}),
     "irq_over_idle_kaslr": (irq_over_idle, {"kaslr": 0x2A000000}),
     "irq_over_idle_paged": (irq_over_idle, {"paged": True}),
     "nmi_over_irq_paged": (nmi_over_irq, {"paged": True, "kaslr": 0x1C000000}),
+    "nmi_over_irq_compressed": (nmi_over_irq, {"compressed": True}),
+    "nested_irq_compressed_qemu": (nested_irq, {"compressed": True, "kdump": False}),
     "nested_irq": (nested_irq, {}),
     "irq_over_softirq": (irq_over_softirq, {}),
     "nmi_over_irq": (nmi_over_irq, {}),

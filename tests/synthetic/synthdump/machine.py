@@ -7,7 +7,7 @@ Addresses follow x86-64's layout: direct map 0xffff888..., VMAP'd stacks
 
 import struct
 
-from . import elf_core, paging
+from . import diskdump, elf_core, paging
 from .stacks import Builder, Stack
 
 PAGE = 4096
@@ -193,9 +193,11 @@ class Machine:
                 "SYMBOL(_stext)": f"{self.sym('_stext'):x}", "NUMBER(phys_base)": 0, "CRASHTIME": 1764400000,
                 "SYMBOL(init_top_pgt)": f"{self.sym('init_top_pgt'):x}", "NUMBER(pgtable_l5_enabled)": 0}
 
-    def write(self, path, paged=False):
+    def write(self, path, paged=False, compressed=False, kdump=True):
         """paged: VMAP'd and entry-area memory only through page tables (paging.py);
-        otherwise every region is a PT_LOAD at its own virtual address."""
+        otherwise every region is a PT_LOAD at its own virtual address.
+        compressed: a kdump-compressed file of the paged layout's physical pages.
+        kdump: the crash_notes buffers hold the notes (not when QEMU dumped the guest)."""
         for s in self.stacks:
             if getattr(s, "in_kernel_image", False) or getattr(s, "in_percpu", False):
                 self.put(s.base, s.data)
@@ -205,16 +207,21 @@ class Machine:
         for c in self.cpus:
             if c.regs:
                 notes.append(elf_core.prstatus(c.index + 1, c.regs))
-                self.put(c.percpu + self.crash_notes, notes[-1])
+                if kdump:
+                    self.put(c.percpu + self.crash_notes, notes[-1])
         notes.append(elf_core.vmcoreinfo(self.vmcoreinfo()))
         regions = [(a, bytes(d)) for a, d in self.regions.items()]
         regions += [(s.base, bytes(s.data)) for s in self.stacks
                     if not getattr(s, "in_kernel_image", False) and not getattr(s, "in_percpu", False)]
-        if paged:
+        if paged or compressed:
             pm = paging.PhysicalMemory()
             for vaddr, data in regions:
                 pm.place(vaddr, data)
             pm.build_page_tables(self.sym("init_top_pgt"))
+            if compressed:
+                text = "".join(f"{k}={v}\n" for k, v in self.vmcoreinfo().items())
+                diskdump.write_diskdump(path, pm.pages, b"".join(notes), text, RELEASE[self.era], len(self.cpus))
+                return
             segments = pm.segments(self.kernel_base, self.kernel_base + len(self.kernel))
         else:
             segments, phys = [], 0x1000000
