@@ -77,11 +77,11 @@ def check_cpu(image, n, expect, cpu, text, errors):
         errors.append(f"CPU {n}: RIP lines {rips}, expected {expect.rips}")
 
 
-def truncated(btaudit, kernel, dump):
-    """A dump cut in the middle of its memory: one line naming the file, a non-zero exit."""
+def truncated(btaudit, kernel, dump, keep):
+    """A dump cut short (to `keep` bytes, or True: half): one line naming the file, a non-zero exit."""
     size = os.path.getsize(dump)
     with open(dump, "r+b") as f:
-        f.truncate(size // 2)
+        f.truncate(size // 2 if keep is True else keep)
     r = run([btaudit, "vmcore", dump, "--vmlinux", kernel, "bt"])
     lines = r.stderr.strip().splitlines()
     if r.returncode == 0 or len(lines) != 1 or dump not in lines[0] or "truncated" not in lines[0]:
@@ -128,7 +128,7 @@ def main():
     dump = os.path.join(workdir, f"{name}-era{image.era}.vmcore")
     m.write(dump, options.get("paged", False), options.get("compressed", False), options.get("kdump", True))
     if options.get("truncate"):
-        return truncated(btaudit, kernel, dump)
+        return truncated(btaudit, kernel, dump, options["truncate"])
     base = [btaudit, "vmcore", dump, "--vmlinux", kernel]
     js, tx, irqstate = run(base + ["bt", "--format", "json"]), run(base + ["bt"]), run(base + ["irqstate"])
     for r in (js, tx, irqstate):

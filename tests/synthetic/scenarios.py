@@ -205,7 +205,7 @@ def cpu_without_note(m):
 
 
 # name -> (the function that plants it, options: "kaslr" moves the kernel image
-# by that KERNELOFFSET, "truncate" cuts the written dump in half, "cpus" (2),
+# by that KERNELOFFSET, "truncate" cuts the written dump (in half, or to that many bytes), "cpus" (2),
 # "paged" (/proc/vmcore's layout with page tables), "compressed" (kdump-compressed),
 # "kdump": False (empty crash_notes, as when QEMU dumps the guest)).
 SCENARIOS = {
@@ -224,4 +224,6 @@ SCENARIOS = {
     "frame_loop": (frame_loop, {}),
     "cpu_without_note": (cpu_without_note, {"cpus": 3}),
     "truncated": (irq_over_idle, {"truncate": True}),
+    "truncated_compressed": (irq_over_idle, {"truncate": True, "compressed": True}),
+    "truncated_compressed_header": (irq_over_idle, {"truncate": 300, "compressed": True}),
 }
