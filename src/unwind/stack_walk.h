@@ -47,6 +47,9 @@ struct WalkInput {
   std::vector<WalkStack> stacks;              // every stack the CPU owns
   const OrcTable* orc = nullptr;
   std::function<bool(std::uint64_t)> is_kernel_text;
+  // A kernel built without ORC (CONFIG_UNWINDER_FRAME_POINTER): frame pointers are its
+  // own unwinder, not a fallback, and its entry code encodes pt_regs in RBP.
+  bool frame_pointer_kernel = false;
   std::size_t max_frames = 4096;
 };
 

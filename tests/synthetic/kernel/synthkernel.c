@@ -5,6 +5,7 @@
  *   3  hardirq_stack_ptr (top - 8) + hardirq_stack_inuse                (5.15-like, ORC v1)
  *   4  struct pcpu_hot                                                  (6.3-like,  ORC v2)
  *   5  cache-hot per-CPU variables in .data..percpu..hot                (6.15-like, ORC v3)
+ * -DNO_ORC leaves the ORC tables empty: a frame-pointer kernel (4.9-4.13).
  * Compiled with -g -O0 and frame pointers, never run: the dump generator
  * (../synthdump) plants the stacks, and reads return addresses from the
  * calls below. Every C function starts with "push %rbp; mov %rsp,%rbp"
@@ -94,10 +95,14 @@ struct orc_entry orc_fp_entry = {16, -16, ORC_REG_BP, ORC_REG_PREV_SP, ORC_TYPE_
 
 /* One ORC row at IP (an assembler expression): the CFA is SP_REG + SP_OFF, the
  * caller's RBP is at CFA + BP_OFF when BP_REG is PREV_SP. */
+#ifdef NO_ORC
+#define ORC_ROW(ip, sp_off, bp_off, sp_reg, bp_reg, type, extra) ""
+#else
 #define ORC_ROW(ip, sp_off, bp_off, sp_reg, bp_reg, type, extra) \
   ".pushsection .orc_unwind_ip,\"a\"\n\t.long " ip " - .\n\t.popsection\n\t"   \
   ".pushsection .orc_unwind,\"a\"\n\t.short " #sp_off ", " #bp_off ", "       \
   "(" XSTR(sp_reg) ") | ((" XSTR(bp_reg) ") << 4) | ((" XSTR(type) ") << 8) | (" XSTR(extra) ")\n\t.popsection\n\t"
+#endif
 
 /* A frame-pointer function: entry, after "push %rbp", after "mov %rsp,%rbp". */
 #define FP_FUNCTION(fn)                                                                          \

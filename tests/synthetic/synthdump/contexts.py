@@ -33,6 +33,12 @@ def halted_ip(m):
     return m.image.address_after("native_safe_halt", b"\xfb\xf4")  # after "sti; hlt"
 
 
+def entry_rbp(m, regs, rbp):
+    """The RBP an entry stub hands to C: with frame pointers and no ORC,
+    ENCODE_FRAME_POINTER makes it the pt_regs' address + 1 (4.10+)."""
+    return regs | 1 if m.fp_kernel else rbp
+
+
 def interrupt(m, cpu, b, ip, rbp, nested=False, softirq=False):
     """An interrupt at ip with RBP rbp on b's stack: pt_regs there, then the
     era's switch to the IRQ stack (unless nested: the IRQ stack is already
@@ -47,12 +53,12 @@ def interrupt(m, cpu, b, ip, rbp, nested=False, softirq=False):
         # entry pushes it where it is (irq_count > 0).
         irq = b if nested else m.builder(cpu.irq_stack)
         irq.push(regs)
-        frame = irq.call("common_interrupt", "do_IRQ", rbp)
+        frame = irq.call("common_interrupt", "do_IRQ", entry_rbp(m, regs, rbp))
         if softirq:  # do_IRQ calls irq_exit after handle_irq returned
             frame = irq.call("do_IRQ", "irq_exit", frame, [img.return_address("do_IRQ", "handle_irq")])
             return irq, frame, "irq_exit"
         return irq, frame, "do_IRQ"
-    frame = b.call("asm_common_interrupt", "common_interrupt", rbp)
+    frame = b.call("asm_common_interrupt", "common_interrupt", entry_rbp(m, regs, rbp))
     if nested:
         # hardirq_stack_inuse: common_interrupt calls the handler on this stack.
         return b, b.call("common_interrupt", "__common_interrupt", frame, nth=1), "__common_interrupt"
@@ -80,8 +86,8 @@ def exception_entry(m, stack, asm_entry, handler, ip, sp, rbp):
     """An IST exception (NMI, #DF): the CPU switched to the IST stack, whose
     top holds pt_regs of the interrupted context; the entry calls the handler."""
     b = m.builder(stack)
-    b.pt_regs(ip, sp, rbp)
-    return b, b.call(asm_entry, handler, rbp), handler
+    regs = b.pt_regs(ip, sp, rbp)
+    return b, b.call(asm_entry, handler, entry_rbp(m, regs, rbp)), handler
 
 
 def set_regs(cpu, ip, b, rbp):

@@ -43,6 +43,8 @@ class Machine:
     def __init__(self, image, ncpus=2):
         self.image = image
         self.era = image.era
+        # No ORC tables: a CONFIG_UNWINDER_FRAME_POINTER kernel, whose entry code encodes pt_regs in RBP.
+        self.fp_kernel = image.sym("__start_orc_unwind_ip") == image.sym("__stop_orc_unwind_ip")
         self.layout = image.layout
         self.regions = {}  # address -> bytearray (extra memory: per-CPU areas, task_structs)
         self.stacks = []
