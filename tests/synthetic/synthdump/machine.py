@@ -102,8 +102,11 @@ class Machine:
         return cpu.percpu + self.sym(name)
 
     # ---- stacks and tasks
-    def new_stack(self, kind, name, base, size):
+    def new_stack(self, kind, name, base, size, embedded=False):
+        """embedded: the stack lies inside another region (init_stack in the image's
+        .bss, irq_stack_union in a per-CPU area); its words are copied there at write time."""
         s = Stack(kind, name, base, size)
+        s.embedded = embedded
         self.stacks.append(s)
         return s
 
@@ -112,8 +115,7 @@ class Machine:
         l = self.layout
         if pid == 0 and idle_of == 0:
             addr = self.sym("init_task")
-            stack = Stack("task", "", self.sym("init_stack"), l["thread_size"])
-            self.kernel_stack_overlay(stack)
+            stack = self.new_stack("task", "", self.sym("init_stack"), l["thread_size"], embedded=True)
         else:
             n = len(self.tasks)
             addr = TASKS_BASE + n * 0x1000
@@ -125,11 +127,6 @@ class Machine:
         t = Task(addr, pid, comm, stack)
         self.tasks.append(t)
         return t
-
-    def kernel_stack_overlay(self, stack):
-        """init_stack lives in the kernel image (.bss): its words go there at write time."""
-        self.stacks.append(stack)
-        stack.in_kernel_image = True
 
     def set_current(self, cpu, task):
         cpu.task = task
@@ -143,9 +140,7 @@ class Machine:
         if self.era == 1:
             # irq_stack_union is the first per-CPU variable; irq_stack_ptr is its end (4.9+: no gap).
             base = self.percpu_var(cpu, "irq_stack_union")
-            cpu.irq_stack = Stack("irq", "", base, size)
-            self.stacks.append(cpu.irq_stack)
-            cpu.irq_stack.in_percpu = True
+            cpu.irq_stack = self.new_stack("irq", "", base, size, embedded=True)
             self.put_u64(self.percpu_var(cpu, "irq_stack_ptr"), base + size)
             return
         base = IRQ_STACKS + cpu.index * 2 * size  # VMAP'd, a guard gap between
@@ -201,7 +196,7 @@ class Machine:
         compressed: a kdump-compressed file of the paged layout's physical pages.
         kdump: the crash_notes buffers hold the notes (not when QEMU dumped the guest)."""
         for s in self.stacks:
-            if getattr(s, "in_kernel_image", False) or getattr(s, "in_percpu", False):
+            if s.embedded:
                 self.put(s.base, s.data)
         # As kdump: each CPU's note in its crash_notes buffer; the file's notes are
         # copies of the non-empty buffers, in CPU order.
@@ -214,7 +209,7 @@ class Machine:
         notes.append(elf_core.vmcoreinfo(self.vmcoreinfo()))
         regions = [(a, bytes(d)) for a, d in self.regions.items()]
         regions += [(s.base, bytes(s.data)) for s in self.stacks
-                    if not getattr(s, "in_kernel_image", False) and not getattr(s, "in_percpu", False)]
+                    if not s.embedded]
         if paged or compressed:
             pm = paging.PhysicalMemory()
             for vaddr, data in regions:
