@@ -149,6 +149,28 @@ def double_fault(m):
     return {0: e0, 1: idle_cpu(m, c1)}
 
 
+def stack_overflow(m):
+    """A runaway recursion fills the task stack; the next frame's locals land in
+    the guard page below it and the fault becomes a #DF: its pt_regs->sp is in
+    the guard page, and the walk goes on at the stack's bottom, as the kernel
+    retries at the next page."""
+    c0, c1 = m.cpus
+    _task, t, rbp, _ = process_cpu(m, c0, inner=("lab_write", "lab_recurse"))
+    while t.sp - 24 >= t.stack.base:
+        rbp = t.call("lab_recurse", "lab_recurse", rbp)
+    fault_sp = t.stack.base - 16
+    fault_ip = ret(m, "lab_recurse", "lab_recurse") - 5
+    df_stack = c0.exception_stacks["#DF"]
+    df, rbp, fn = ctx.exception_entry(m, df_stack, "asm_exc_double_fault", "exc_double_fault", fault_ip, fault_sp,
+                                      rbp)
+    rbp = df.chain([fn, "panic", "__crash_kexec"], rbp)
+    ctx.set_regs(c0, crashed_in_kexec(m), df, rbp)
+    next_sp = df_stack.top - 168 + 152
+    e0 = Expect([(df.stack, df.sp), (t.stack, t.stack.base)], [("#DF", "task", next_sp, fault_sp)],
+                ["__crash_kexec", "lab_recurse"], "#DF")
+    return {0: e0, 1: idle_cpu(m, c1)}
+
+
 def stale_backlink(m):
     """An interrupt came and went: the IRQ stack keeps its frames and its top
     word (never cleared), but the CPU is back on its task stack and the
@@ -220,6 +242,7 @@ SCENARIOS = {
     "irq_over_softirq": (irq_over_softirq, {}),
     "nmi_over_irq": (nmi_over_irq, {}),
     "double_fault": (double_fault, {}),
+    "stack_overflow": (stack_overflow, {}),
     "stale_backlink": (stale_backlink, {}),
     "corrupted_backlink": (corrupted_backlink, {}),
     "frame_loop": (frame_loop, {}),
