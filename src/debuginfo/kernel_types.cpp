@@ -38,11 +38,13 @@ std::optional<std::uint64_t> size_of_type(Dwarf_Die t) {
   return std::nullopt;
 }
 
-// Follows typedefs and qualifiers to the struct or union a member path goes on in.
+// Follows typedefs, qualifiers and arrays (to their first element) to the struct
+// or union a member path goes on in.
 std::optional<Dwarf_Die> peel_typedefs(Dwarf_Die t) {
   for (int k = 0; k < 8; ++k) {
     const int tag = dwarf_tag(&t);
-    if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type) return t;
+    if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type && tag != DW_TAG_array_type)
+      return t;
     auto u = type_of(&t);
     if (!u) return std::nullopt;
     t = *u;
