@@ -20,7 +20,7 @@ from synthdump.stacks import RELIABLE, REGS_IP  # noqa: E402
 FRAME_STACK = {"task": ("task", None), "irq": ("irq", None), "NMI": ("nmi", "NMI"), "#DF": ("exception", "#DF")}
 
 
-def expected_frames(image, expect):
+def expected_frames(m, expect):
     out = []
     for stack, start in expect.walk:
         for slot in sorted(stack.planted):
@@ -28,28 +28,30 @@ def expected_frames(image, expect):
             if slot < start or what == REGS_IP:
                 continue
             kind, exc = FRAME_STACK[stack.label()]
-            fn = image.function_at(value - 1)  # %pB: a return address names its call's function
-            out.append({"function": fn, "offset": value - image.sym(fn), "reliable": what == RELIABLE,
+            fn, fn_at, module = m.symbolize(value - 1)  # %pB: a return address names its call's function
+            out.append({"function": fn, "offset": value - fn_at, "module": module, "reliable": what == RELIABLE,
                         "stack": kind, "exception": exc, "slot": slot})
     return out
 
 
 def actual_frames(cpu):
-    return [{"function": f["function"], "offset": f["offset"], "reliable": not f["printed_unreliable"],
+    return [{"function": f["function"], "offset": f["offset"], "module": f["module"],
+             "reliable": not f["printed_unreliable"],
              "stack": f["stack"], "exception": f.get("exception"), "slot": f.get("slot")} for f in cpu["frames"]]
 
 
 def fmt(f):
     mark = "  " if f["reliable"] else "? "
-    return f"{f['slot'] or 0:016x} {f['stack']:<9} {mark}{f['function']}+{f['offset'] or 0:#x}"
+    module = f" [{f['module']}]" if f["module"] else ""
+    return f"{f['slot'] or 0:016x} {f['stack']:<9} {mark}{f['function']}+{f['offset'] or 0:#x}{module}"
 
 
 def run(cmd):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
 
 
-def check_cpu(image, n, expect, cpu, text, errors):
-    want, got = expected_frames(image, expect), actual_frames(cpu)
+def check_cpu(m, n, expect, cpu, text, errors):
+    want, got = expected_frames(m, expect), actual_frames(cpu)
     if want != got:
         errors.append(f"CPU {n}: frames differ\n  expected:\n    " + "\n    ".join(map(fmt, want)) +
                       "\n  btaudit:\n    " + "\n    ".join(map(fmt, got)))
@@ -124,8 +126,13 @@ def main():
     image = KernelImage(kernel, options.get("kaslr", 0))
     m = Machine(image, options.get("cpus", 2))
     expects = plant(m)
+    # Dump-wide notes the walk must print, and no others (substrings, in order).
+    notes = expects.pop("notes", [])
+    if m.fp_kernel:
+        notes = ["no ORC symbols in vmlinux: walked with frame pointers"] + notes
     os.makedirs(workdir, exist_ok=True)
-    dump = os.path.join(workdir, f"{name}-era{image.era}.vmcore")
+    variant = os.path.splitext(os.path.basename(kernel))[0].replace("synthkernel-", "")
+    dump = os.path.join(workdir, f"{name}-{variant}.vmcore")
     m.write(dump, options.get("paged", False), options.get("compressed", False), options.get("kdump", True))
     if options.get("truncate"):
         return truncated(btaudit, kernel, dump, options["truncate"])
@@ -139,13 +146,16 @@ def main():
     errors = []
     cpus = {c["cpu"]: c for c in doc["cpus"]}
     for n, expect in expects.items():
-        check_cpu(image, n, expect, cpus[n], tx.stdout, errors)
+        check_cpu(m, n, expect, cpus[n], tx.stdout, errors)
     check_irqstate(m, expects, irqstate.stdout, errors)
+    got_notes = doc["dump"]["notes"]
+    if len(got_notes) != len(notes) or any(w not in g for w, g in zip(notes, got_notes)):
+        errors.append(f"dump notes {got_notes}, expected {notes}")
     if errors:
         print("\n".join(errors))
-        print(f"FAIL: {name} on era {image.era} ({dump}); btaudit's text view:\n{tx.stdout}")
+        print(f"FAIL: {name} on {variant} ({dump}); btaudit's text view:\n{tx.stdout}")
         return 1
-    print(f"ok: {name} on era {image.era}: {sum(len(c['frames']) for c in doc['cpus'])} frames as planted")
+    print(f"ok: {name} on {variant}: {sum(len(c['frames']) for c in doc['cpus'])} frames as planted")
     return 0
 
 

@@ -18,7 +18,7 @@ class Expect:
 
 
 def ret(m, caller, callee, nth=0):
-    return m.image.return_address(caller, callee, nth)
+    return m.return_address(caller, callee, nth)
 
 
 def crashed_in_kexec(m):
@@ -171,6 +171,24 @@ def stack_overflow(m):
     return {0: e0, 1: idle_cpu(m, c1)}
 
 
+def irq_in_module(m):
+    """The interrupt handler is a module's: its frames on the IRQ stack are
+    found with the module's ORC and named by the module's kallsyms."""
+    c0, c1 = m.cpus
+    m.add_module("labmod", [("labmod_irq_handler", ["labmod_report"]), ("labmod_report", ["panic"])])
+    _task, t, rbp, _ = process_cpu(m, c0)
+    irq, rbp, first = ctx.interrupt(m, c0, t, ret(m, "lab_wait", "crash_save_cpu"), rbp)
+    backlink = irq.stack.get(irq.stack.top - 8)
+    rbp = irq.chain(ctx.irq_handlers(first), rbp)
+    rbp = irq.call("__handle_irq_event_percpu", "lab_irq_handler", rbp)  # action->handler(): labmod_irq_handler
+    rbp = irq.chain(["labmod_irq_handler", "labmod_report", "panic", "__crash_kexec"], rbp)
+    ctx.set_regs(c0, crashed_in_kexec(m), irq, rbp)
+    m.set_irq_state(c0, True)
+    e0 = Expect([(irq.stack, irq.sp), (t.stack, backlink)], [("irq", "task", irq.stack.top - 8, backlink)],
+                ["__crash_kexec", "lab_wait"], "irq", True)
+    return {0: e0, 1: idle_cpu(m, c1)}
+
+
 def stale_backlink(m):
     """An interrupt came and went: the IRQ stack keeps its frames and its top
     word (never cleared), but the CPU is back on its task stack and the
@@ -224,7 +242,7 @@ def cpu_without_note(m):
                 ["__crash_kexec", "lab_wait"], "irq", True)
     m.set_current(c1, m.new_task(55, "hung"))
     e1 = Expect([], sp_stack="unknown", problems=["no registers for this CPU: not walked"])
-    return {0: e0, 1: e1, 2: idle_cpu(m, c2)}
+    return {0: e0, 1: e1, 2: idle_cpu(m, c2), "notes": ["registers placed by the kernel's per-CPU crash_notes"]}
 
 
 # name -> (the function that plants it, options: "kaslr" moves the kernel image
@@ -243,6 +261,8 @@ SCENARIOS = {
     "nmi_over_irq": (nmi_over_irq, {}),
     "double_fault": (double_fault, {}),
     "stack_overflow": (stack_overflow, {}),
+    "irq_in_module": (irq_in_module, {}),
+    "irq_in_module_paged": (irq_in_module, {"paged": True, "kaslr": 0x6000000}),
     "stale_backlink": (stale_backlink, {}),
     "corrupted_backlink": (corrupted_backlink, {}),
     "frame_loop": (frame_loop, {}),

@@ -238,6 +238,51 @@ struct orig_ist {
 DEFINE_PER_CPU(struct orig_ist, orig_ist);
 #endif
 
+/* ---- Loaded modules: the "modules" list of struct module (the generator plants one). */
+struct mod_kallsyms {
+  void* symtab; /* Elf64_Sym[] */
+  unsigned int num_symtab;
+  char* strtab;
+  char* typetab;
+};
+struct mod_arch_specific {
+  unsigned int num_orcs;
+  int* orc_unwind_ip;
+  struct orc_entry* orc_unwind;
+};
+#if ERA <= 4
+struct module_layout {
+  void* base;
+  unsigned int size;
+  unsigned int text_size;
+  unsigned int ro_size;
+  unsigned int ro_after_init_size;
+};
+#else
+/* 6.4+ (ac3b43283923 "module: replace module_layout with module_memory"): mem[MOD_TEXT] is the text. */
+enum mod_mem_type { MOD_TEXT, MOD_DATA, MOD_RODATA, MOD_RO_AFTER_INIT, MOD_INIT_TEXT, MOD_INIT_DATA, MOD_INIT_RODATA,
+                    MOD_MEM_NUM_TYPES };
+struct module_memory {
+  void* base;
+  unsigned int size;
+};
+#endif
+struct module {
+  int state;
+  struct list_head list;
+  char name[56];
+#if ERA <= 4
+  struct module_layout core_layout;
+  struct module_layout init_layout;
+#else
+  struct module_memory mem[MOD_MEM_NUM_TYPES];
+#endif
+  struct mod_arch_specific arch;
+  struct mod_kallsyms* kallsyms;
+};
+struct list_head modules = {&modules, &modules};
+struct module* synth_module_type; /* keeps struct module in DWARF */
+
 /* ---- What the dump generator needs besides symbols: offsets and sizes,
  * read from this table instead of from DWARF. */
 #define OFF(type, m) __builtin_offsetof(type, m)
@@ -263,6 +308,23 @@ const u64 synth_layout[] __attribute__((used)) = {
 #else
     0, 0, 0,
 #endif
+    OFF(struct module, list),
+    OFF(struct module, name),
+#if ERA <= 4
+    OFF(struct module, core_layout.base),
+    OFF(struct module, core_layout.text_size),
+#else
+    OFF(struct module, mem[MOD_TEXT].base),
+    OFF(struct module, mem[MOD_TEXT].size),
+#endif
+    OFF(struct module, arch.num_orcs),
+    OFF(struct module, arch.orc_unwind_ip),
+    OFF(struct module, arch.orc_unwind),
+    OFF(struct module, kallsyms),
+    OFF(struct mod_kallsyms, symtab),
+    OFF(struct mod_kallsyms, num_symtab),
+    OFF(struct mod_kallsyms, strtab),
+    sizeof(struct module),
 };
 
 /* ---- Text. */

@@ -16,6 +16,9 @@ LAYOUT_FIELDS = (
     "task_stack", "task_pid", "task_comm",
     "cea_size", "cea_df", "cea_nmi",
     "pcpu_hot_current_task", "pcpu_hot_hardirq_stack_ptr", "pcpu_hot_hardirq_stack_inuse",
+    "module_list", "module_name", "module_text_base", "module_text_size",
+    "module_num_orcs", "module_orc_unwind_ip", "module_orc_unwind", "module_kallsyms",
+    "kallsyms_symtab", "kallsyms_num_symtab", "kallsyms_strtab", "module_size",
 )
 
 

@@ -8,6 +8,7 @@ Addresses follow x86-64's layout: direct map 0xffff888..., VMAP'd stacks
 import struct
 
 from . import diskdump, elf_core, paging
+from .module import Module
 from .stacks import Builder, Stack
 
 PAGE = 4096
@@ -49,6 +50,7 @@ class Machine:
         self.regions = {}  # address -> bytearray (extra memory: per-CPU areas, task_structs)
         self.stacks = []
         self.tasks = []
+        self.modules = []
         lo = image.sym("_text") & ~(PAGE - 1)
         self.kernel = bytearray(page_up(image.sym("_end") - lo))
         self.kernel_base = lo
@@ -56,6 +58,9 @@ class Machine:
             self.kernel[addr - lo:addr - lo + len(body)] = body
         self.regions[lo] = self.kernel
         self.put_u32(self.sym("nr_cpu_ids"), ncpus)
+        # Pointers in the image's data as the kernel relocates them: the empty module list.
+        self.put_u64(self.sym("modules"), self.sym("modules"))
+        self.put_u64(self.sym("modules") + 8, self.sym("modules"))
         template = image.percpu_template()
         self.cpus = [Cpu(self, i) for i in range(ncpus)]
         # A dynamic per-CPU allocation after the static variables: crash_notes' buffers.
@@ -182,7 +187,27 @@ class Machine:
             self.put(self.percpu_var(cpu, "hardirq_stack_inuse"), bytes([1 if in_use else 0]))
 
     def builder(self, stack, sp=None):
-        return Builder(self.image, stack, sp)
+        return Builder(self, stack, sp)
+
+    # ---- code: the kernel image and loaded modules
+    def add_module(self, name, functions):
+        mod = Module(self, name, functions)
+        self.modules.append(mod)
+        return mod
+
+    def return_address(self, caller, callee, nth=0):
+        for mod in self.modules:
+            if caller in mod.functions:
+                return mod.returns[(caller, callee)]
+        return self.image.return_address(caller, callee, nth)
+
+    def symbolize(self, addr):
+        """(function, its address, module name or None) for a text address."""
+        for mod in self.modules:
+            if found := mod.function_at(addr):
+                return found[0], found[1], mod.name
+        fn = self.image.function_at(addr)
+        return fn, self.image.sym(fn), None
 
     # ---- output
     def vmcoreinfo(self):

@@ -18,7 +18,7 @@ ADDR_MASK = 0x000FFFFFFFFFF000
 
 def linear_phys(vaddr):
     """The physical address of a kernel-text or direct-map address; None for others."""
-    if vaddr >= START_KERNEL_MAP:
+    if START_KERNEL_MAP <= vaddr < START_KERNEL_MAP + (1 << 30):  # KERNEL_IMAGE_SIZE; modules lie above
         return vaddr - START_KERNEL_MAP
     if PAGE_OFFSET <= vaddr < PAGE_OFFSET + (1 << 46):
         return vaddr - PAGE_OFFSET

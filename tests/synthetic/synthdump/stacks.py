@@ -46,8 +46,9 @@ class Stack:
 class Builder:
     """Pushes onto one stack from a given stack pointer, as calls and entries do."""
 
-    def __init__(self, image, stack, sp=None):
-        self.image, self.stack = image, stack
+    def __init__(self, code, stack, sp=None):
+        """code: what resolves return addresses (the Machine: kernel and module text)."""
+        self.code, self.stack = code, stack
         self.sp = stack.top if sp is None else sp
 
     def push(self, value, what=None):
@@ -56,7 +57,7 @@ class Builder:
         return self.sp
 
     def ret(self, caller, callee, nth=0):
-        return self.image.return_address(caller, callee, nth)
+        return self.code.return_address(caller, callee, nth)
 
     def call(self, caller, callee, rbp, stale=(), nth=0):
         """caller calls callee: the return address, then callee's frame (saved
