@@ -7,6 +7,7 @@ usage: run_scenario.py BTAUDIT KERNEL_ELF SCENARIO WORKDIR"""
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -15,24 +16,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scenarios import SCENARIOS  # noqa: E402
 from synthdump.kernel_image import KernelImage  # noqa: E402
 from synthdump.machine import Machine  # noqa: E402
-from synthdump.stacks import RELIABLE, REGS_IP  # noqa: E402
-
-FRAME_STACK = {"task": ("task", None), "irq": ("irq", None), "NMI": ("nmi", "NMI"), "#DF": ("exception", "#DF")}
-
-
-def expected_frames(m, expect):
-    out = []
-    for stack, start in expect.walk:
-        for slot in sorted(stack.planted):
-            value, what = stack.planted[slot]
-            if slot < start or what == REGS_IP:
-                continue
-            kind, exc = FRAME_STACK[stack.label()]
-            fn, fn_at, module = m.symbolize(value - 1)  # %pB: a return address names its call's function
-            out.append({"function": fn, "offset": value - fn_at, "module": module, "reliable": what == RELIABLE,
-                        "stack": kind, "exception": exc, "slot": slot})
-    return out
-
 
 def actual_frames(cpu):
     return [{"function": f["function"], "offset": f["offset"], "module": f["module"],
@@ -51,7 +34,7 @@ def run(cmd):
 
 
 def check_cpu(m, n, expect, cpu, text, errors):
-    want, got = expected_frames(m, expect), actual_frames(cpu)
+    want, got = expect.frames(m), actual_frames(cpu)
     if want != got:
         errors.append(f"CPU {n}: frames differ\n  expected:\n    " + "\n    ".join(map(fmt, want)) +
                       "\n  btaudit:\n    " + "\n    ".join(map(fmt, got)))
@@ -120,6 +103,26 @@ def check_irqstate(m, expects, table, errors):
             errors.append(f"irqstate CPU {n}: {' '.join(got)}\n  expected:      {' '.join(want)}")
 
 
+def check_log(base, lines, walked, errors):
+    """`vmcore log` gives the planted lines back; `analyze` finds the panic report
+    and matches each of its printed frames (all from panic() down) with CPU 0's walk."""
+    log = run(base[:3] + ["log"])
+    got = [re.sub(r"^\[\s*\d+\.\d{6}\] ", "", line) for line in log.stdout.splitlines()]
+    if log.returncode != 0 or got != lines:
+        errors.append(f"vmcore log (exit {log.returncode}, {log.stderr.strip()}):\n  " + "\n  ".join(got) +
+                      "\n  expected:\n  " + "\n  ".join(lines))
+    an = run(base + ["analyze", "--format", "json"])
+    if an.returncode != 0:
+        errors.append(f"vmcore analyze exited {an.returncode}: {an.stderr.strip()}")
+        return
+    doc = json.loads(an.stdout)
+    kinds = [r["kind"] for r in doc["reports"]]
+    checks = [(c["cpu"], c["printed_frames"], c["matched_frames"], c["mismatches"]) for c in doc["crosscheck"]]
+    if "panic" not in kinds or checks != [(0, walked, walked, [])]:
+        errors.append(f"analyze: reports {kinds}, cross-checks {checks}; expected a panic and "
+                      f"[(0, {walked}, {walked}, [])]")
+
+
 def main():
     btaudit, kernel, name, workdir = sys.argv[1:5]
     plant, options = SCENARIOS[name]
@@ -128,6 +131,7 @@ def main():
     expects = plant(m)
     # Dump-wide notes the walk must print, and no others (substrings, in order).
     notes = expects.pop("notes", [])
+    log_lines = expects.pop("log", None)
     if m.fp_kernel:
         notes = ["no ORC symbols in vmlinux: walked with frame pointers"] + notes
     os.makedirs(workdir, exist_ok=True)
@@ -148,6 +152,8 @@ def main():
     for n, expect in expects.items():
         check_cpu(m, n, expect, cpus[n], tx.stdout, errors)
     check_irqstate(m, expects, irqstate.stdout, errors)
+    if log_lines:
+        check_log(base, log_lines, len(expects[0].frames(m)), errors)
     got_notes = doc["dump"]["notes"]
     if len(got_notes) != len(notes) or any(w not in g for w, g in zip(notes, got_notes)):
         errors.append(f"dump notes {got_notes}, expected {notes}")

@@ -5,6 +5,11 @@ RIP lines (CPU registers, then each pt_regs), the IRQ state, and the
 problems the walk must report (none unless listed)."""
 
 from synthdump import contexts as ctx
+from synthdump.stacks import REGS_IP, RELIABLE
+
+# A stack's label -> the frame's stack and exception name in btaudit's JSON, and its trace marker.
+FRAME_STACK = {"task": ("task", None, "TASK"), "irq": ("irq", None, "IRQ"), "NMI": ("nmi", "NMI", "NMI"),
+               "#DF": ("exception", "#DF", "#DF")}
 
 
 class Expect:
@@ -15,6 +20,36 @@ class Expect:
         self.sp_stack = sp_stack
         self.in_use = in_use  # hardirq_stack_inuse, or irq_count != -1 (True/False), or an irq_count value
         self.problems = list(problems)  # substrings each reported problem must match, in order
+
+    def frames(self, m):
+        """The walk's frames, in order: every text word planted from each stack's first
+        scanned address up (pt_regs' RIPs are RIP lines, not frames)."""
+        out = []
+        for stack, start in self.walk:
+            for slot in sorted(stack.planted):
+                value, what = stack.planted[slot]
+                if slot < start or what == REGS_IP:
+                    continue
+                kind, exc, _marker = FRAME_STACK[stack.label()]
+                fn, fn_at, module = m.symbolize(value - 1)  # %pB: a return address names its call's function
+                out.append({"function": fn, "offset": value - fn_at, "module": module,
+                            "reliable": what == RELIABLE, "stack": kind, "exception": exc, "slot": slot})
+        return out
+
+    def printed_trace(self, m):
+        """The Call Trace lines the kernel prints for this walk (5.16+ markers)."""
+        lines, marker = [], None
+        for stack, _start in self.walk:
+            lines += [f" </{marker}>"] if marker else []
+            marker = FRAME_STACK[stack.label()][2]
+            lines.append(f" <{marker}>")
+            for f in self.frames(m):
+                if f["slot"] < stack.base or f["slot"] >= stack.top:
+                    continue
+                module = f" [{f['module']}]" if f["module"] else ""
+                lines.append(f" {'' if f['reliable'] else '? '}{f['function']}+{f['offset']:#x}/"
+                             f"{m.function_size(f['function']):#x}{module}")
+        return lines + [f" </{marker}>"]
 
 
 def ret(m, caller, callee, nth=0):
@@ -189,6 +224,23 @@ def irq_in_module(m):
     return {0: e0, 1: idle_cpu(m, c1)}
 
 
+def panic_log(m):
+    """irq_over_process with the kernel's log in the dump: the panic report
+    and its Call Trace, printed as the walk finds the stacks. `vmcore log`
+    must give the lines back and `analyze` must match every printed frame
+    from panic() down with the walk."""
+    c0, c1 = m.cpus
+    irq, t, backlink = panic_in_irq_over_process(m, c0)
+    e0 = Expect([(irq.stack, irq.sp), (t.stack, backlink)], [("irq", "task", irq.stack.top - 8, backlink)],
+                ["__crash_kexec", "lab_wait"], "irq", True)
+    why = "Kernel panic - not syncing: synthetic: panic in an interrupt handler"
+    lines = [why, f"CPU: 0 PID: 97 Comm: sh Not tainted {m.vmcoreinfo()['OSRELEASE']} #1",
+             "Hardware name: synthetic machine", "Call Trace:", *e0.printed_trace(m), "Kernel Offset: disabled",
+             f"---[ end {why} ]---"]
+    m.write_log(lines, caller_pid=97)
+    return {0: e0, 1: idle_cpu(m, c1), "log": lines}
+
+
 def stale_backlink(m):
     """An interrupt came and went: the IRQ stack keeps its frames and its top
     word (never cleared), but the CPU is back on its task stack and the
@@ -261,6 +313,7 @@ SCENARIOS = {
     "nmi_over_irq": (nmi_over_irq, {}),
     "double_fault": (double_fault, {}),
     "stack_overflow": (stack_overflow, {}),
+    "panic_log": (panic_log, {}),
     "irq_in_module": (irq_in_module, {}),
     "irq_in_module_paged": (irq_in_module, {"paged": True, "kaslr": 0x6000000}),
     "stale_backlink": (stale_backlink, {}),

@@ -145,6 +145,8 @@ unsigned long init_stack[THREAD_SIZE / sizeof(unsigned long)] __attribute__((ali
 unsigned long init_top_pgt[512] __attribute__((aligned(PAGE_SIZE)));
 unsigned long __per_cpu_offset[NR_CPUS];
 unsigned int nr_cpu_ids = 1;
+/* struct printk_ringbuffer * (5.10+): the log, laid out by VMCOREINFO; the generator fills it. */
+void* prb;
 /* note_buf_t __percpu *: where crash_save_cpu() writes each CPU's NT_PRSTATUS note at a kdump panic. */
 void* crash_notes;
 

@@ -7,7 +7,7 @@ Addresses follow x86-64's layout: direct map 0xffff888..., VMAP'd stacks
 
 import struct
 
-from . import diskdump, elf_core, paging
+from . import diskdump, elf_core, paging, printk
 from .module import Module
 from .stacks import Builder, Stack
 
@@ -51,6 +51,7 @@ class Machine:
         self.stacks = []
         self.tasks = []
         self.modules = []
+        self.extra_vmcoreinfo = {}
         lo = image.sym("_text") & ~(PAGE - 1)
         self.kernel = bytearray(page_up(image.sym("_end") - lo))
         self.kernel_base = lo
@@ -201,6 +202,16 @@ class Machine:
                 return mod.returns[(caller, callee)]
         return self.image.return_address(caller, callee, nth)
 
+    def write_log(self, lines, caller_pid):
+        """The kernel log: one printk record per line (5.10+ ring buffer)."""
+        self.extra_vmcoreinfo.update(printk.write_ring(self, lines, caller_pid))
+
+    def function_size(self, name):
+        for mod in self.modules:
+            if name in mod.functions:
+                return mod.functions[name][1]
+        return self.image.symbols[name][1]
+
     def symbolize(self, addr):
         """(function, its address, module name or None) for a text address."""
         for mod in self.modules:
@@ -213,7 +224,8 @@ class Machine:
     def vmcoreinfo(self):
         return {"OSRELEASE": RELEASE[self.era], "PAGESIZE": PAGE, "KERNELOFFSET": f"{self.image.kaslr:x}",
                 "SYMBOL(_stext)": f"{self.sym('_stext'):x}", "NUMBER(phys_base)": 0, "CRASHTIME": 1764400000,
-                "SYMBOL(init_top_pgt)": f"{self.sym('init_top_pgt'):x}", "NUMBER(pgtable_l5_enabled)": 0}
+                "SYMBOL(init_top_pgt)": f"{self.sym('init_top_pgt'):x}", "NUMBER(pgtable_l5_enabled)": 0,
+                **self.extra_vmcoreinfo}
 
     def write(self, path, paged=False, compressed=False, kdump=True):
         """paged: VMAP'd and entry-area memory only through page tables (paging.py);
