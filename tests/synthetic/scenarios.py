@@ -262,8 +262,9 @@ def corrupted_backlink(m):
     bogus = 0xFFFF8880DEAD0000
     irq.stack.put(irq.stack.top - 8, bogus)
     # The last IRQ-stack frame is still found; its caller's registers are behind the bad word.
-    # (ORC finds them through the word at SP; a frame-pointer kernel through its encoded RBP.)
-    problems = ["unwinder: can't access registers"] if m.era <= 2 and not m.fp_kernel else []
+    # (ORC finds them through the word at SP, ENTER_IRQ_STACK's UNWIND_HINT_REGS indirect; a
+    # frame-pointer kernel through its encoded RBP; asm_call_irq_on_stack's frame through RBP.)
+    problems = ["unwinder: can't access registers"] if m.era <= 2 and not (m.fp_kernel or m.call_on_stack) else []
     problems.append("the backlink leads to no known stack")
     e0 = Expect([(irq.stack, irq.sp)], [("irq", "unknown", irq.stack.top - 8, bogus)], ["__crash_kexec"], "irq",
                 True, problems)

@@ -6,6 +6,7 @@
  *   4  struct pcpu_hot                                                  (6.3-like,  ORC v2)
  *   5  cache-hot per-CPU variables in .data..percpu..hot                (6.15-like, ORC v3)
  * -DNO_ORC leaves the ORC tables empty: a frame-pointer kernel (4.9-4.13).
+ * -DCALL_ON_STACK with era 2: 5.8-5.11's asm_call_irq_on_stack instead of ENTER_IRQ_STACK.
  * Compiled with -g -O0 and frame pointers, never run: the dump generator
  * (../synthdump) plants the stacks, and reads return addresses from the
  * calls below. Every C function starts with "push %rbp; mov %rsp,%rbp"
@@ -37,6 +38,8 @@ typedef _Bool bool;
 
 #if ERA == 1
 #define RELEASE "4.19.0-synth"
+#elif ERA == 2 && defined(CALL_ON_STACK)
+#define RELEASE "5.10.0-synth"
 #elif ERA == 2
 #define RELEASE "5.4.0-synth"
 #elif ERA == 3
@@ -370,7 +373,28 @@ FP_FUNCTION(lab_softirq_fn) { sink = 9; }
 FP_CALLS(net_rx_action, lab_softirq_fn)
 FP_CALLS(__do_softirq, net_rx_action)
 
-#if ERA <= 2
+#if ERA == 2 && defined(CALL_ON_STACK)
+/* 5.8-5.11: common_interrupt (C) runs the handler through asm_call_irq_on_stack(tos - 8,
+ * handler, desc): a frame-pointer asm function that stores its own RSP (after push %rbp)
+ * in the IRQ stack's top word, switches there and calls. The backlink is that frame on the
+ * task stack, not the pt_regs; ORC describes the call with RBP (the same rows as C code). */
+void asm_call_irq_on_stack(void);
+FP_FUNCTION(common_interrupt) { asm_call_irq_on_stack(); }
+asm(".text\n\t.globl asm_call_irq_on_stack\n\t.type asm_call_irq_on_stack, @function\n"
+    "asm_call_irq_on_stack:\n\t"
+    "push %rbp\n\t"
+    "mov %rsp, %rbp\n\t"
+    "mov %rsp, (%rdi)\n\t"
+    "mov %rdi, %rsp\n\t"
+    "call handle_edge_irq\n\t"
+    "leave\n\t"
+    "ret\n\t"
+    ".size asm_call_irq_on_stack, . - asm_call_irq_on_stack\n\t" ORC_ROW(
+        "asm_call_irq_on_stack", 8, 0, ORC_REG_SP, ORC_REG_UNDEFINED, ORC_TYPE_CALL, 0)
+        ORC_ROW("asm_call_irq_on_stack + 1", 16, -16, ORC_REG_SP, ORC_REG_PREV_SP, ORC_TYPE_CALL, 0)
+            ORC_ROW("asm_call_irq_on_stack + 4", 16, -16, ORC_REG_BP, ORC_REG_PREV_SP, ORC_TYPE_CALL, 0));
+ENTRY_STUB(asm_common_interrupt, common_interrupt);
+#elif ERA <= 2
 #if ERA == 1
 #define IRQ_STACK_PTR_SYMBOL "irq_stack_ptr"
 #else

@@ -4,6 +4,8 @@ and backlink), softirqs at IRQ exit, NMI and double-fault entries. Each
 returns the innermost RBP and the name of the function that owns it, so
 calls can go on from there."""
 
+from .stacks import RELIABLE
+
 IRQ_HANDLER_PATH = ["handle_edge_irq", "handle_irq_event", "__handle_irq_event_percpu"]
 PANIC_PATH = ["lab_irq_handler", "panic", "__crash_kexec"]
 USER_IP, USER_SP = 0x7F0000001234, 0x7FFC00001000
@@ -47,6 +49,15 @@ def interrupt(m, cpu, b, ip, rbp, nested=False, softirq=False):
     Returns (builder, rbp, function that owns rbp)."""
     img = m.image
     regs = b.pt_regs(ip, b.sp, rbp)
+    if m.call_on_stack and not nested and not softirq:
+        # 5.8-5.11: asm_call_irq_on_stack saves RBP, stores its RSP in the IRQ
+        # stack's top word and calls the handler there: the backlink is its frame.
+        frame = b.call("asm_common_interrupt", "common_interrupt", entry_rbp(m, regs, rbp))
+        b.push(m.return_address("common_interrupt", "asm_call_irq_on_stack"), RELIABLE)
+        helper = b.push(frame)
+        irq = m.builder(cpu.irq_stack)
+        irq.push(helper)
+        return irq, helper, "asm_call_irq_on_stack"
     if m.era <= 2:
         # ENTER_IRQ_STACK: the old RSP (the pt_regs pointer) at the IRQ stack's
         # top word, pushed again as that same word when switching; a nested
@@ -74,6 +85,8 @@ def interrupt(m, cpu, b, ip, rbp, nested=False, softirq=False):
 
 def irq_handlers(first):
     """The calls from the IRQ stack's first function down to __handle_irq_event_percpu."""
+    if first == "asm_call_irq_on_stack":
+        return [first] + IRQ_HANDLER_PATH
     return ([first, "handle_irq"] if first == "do_IRQ" else [first]) + IRQ_HANDLER_PATH
 
 

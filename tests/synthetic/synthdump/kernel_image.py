@@ -55,6 +55,8 @@ class KernelImage:
         self.layout = dict(zip(LAYOUT_FIELDS, values))
         self.era = self.layout["era"]
         self.kaslr = kaslr
+        banner = self.read(self.sym("linux_banner"), self.symbols["linux_banner"][1]).decode(errors="replace")
+        self.release = banner.split()[2]  # "Linux version <release> ..."
 
     def _cstr(self, off):
         return self.data[off:self.data.index(b"\0", off)].decode()

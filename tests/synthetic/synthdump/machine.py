@@ -18,9 +18,6 @@ TASK_STACKS = 0xFFFFC90000010000
 IRQ_STACKS = 0xFFFFC90000400000
 CEA_BASE = 0xFFFFFE0000010000
 
-RELEASE = {1: "4.19.0-synth", 2: "5.4.0-synth", 3: "5.15.0-synth", 4: "6.3.0-synth", 5: "6.15.0-synth"}
-
-
 def page_up(n):
     return (n + PAGE - 1) & ~(PAGE - 1)
 
@@ -46,6 +43,8 @@ class Machine:
         self.era = image.era
         # No ORC tables: a CONFIG_UNWINDER_FRAME_POINTER kernel, whose entry code encodes pt_regs in RBP.
         self.fp_kernel = image.sym("__start_orc_unwind_ip") == image.sym("__stop_orc_unwind_ip")
+        # 5.8-5.11: the switch to the IRQ stack is asm_call_irq_on_stack's.
+        self.call_on_stack = image.has("asm_call_irq_on_stack")
         self.layout = image.layout
         self.regions = {}  # address -> bytearray (extra memory: per-CPU areas, task_structs)
         self.stacks = []
@@ -222,7 +221,7 @@ class Machine:
 
     # ---- output
     def vmcoreinfo(self):
-        return {"OSRELEASE": RELEASE[self.era], "PAGESIZE": PAGE, "KERNELOFFSET": f"{self.image.kaslr:x}",
+        return {"OSRELEASE": self.image.release, "PAGESIZE": PAGE, "KERNELOFFSET": f"{self.image.kaslr:x}",
                 "SYMBOL(_stext)": f"{self.sym('_stext'):x}", "NUMBER(phys_base)": 0, "CRASHTIME": 1764400000,
                 "SYMBOL(init_top_pgt)": f"{self.sym('init_top_pgt'):x}", "NUMBER(pgtable_l5_enabled)": 0,
                 **self.extra_vmcoreinfo}
@@ -254,7 +253,7 @@ class Machine:
             pm.build_page_tables(self.sym("init_top_pgt"))
             if compressed:
                 text = "".join(f"{k}={v}\n" for k, v in self.vmcoreinfo().items())
-                diskdump.write_diskdump(path, pm.pages, b"".join(notes), text, RELEASE[self.era], len(self.cpus))
+                diskdump.write_diskdump(path, pm.pages, b"".join(notes), text, self.image.release, len(self.cpus))
                 return
             segments = pm.segments(self.kernel_base, self.kernel_base + len(self.kernel))
         else:
