@@ -87,7 +87,7 @@ def irqstate_row(m, cpu, expect):
         use = f"count {expect.in_use}"
     sp = cpu.regs.get("rsp")
     return [str(cpu.index), f"{t.addr:016x}", str(t.pid), t.comm, f"{sp:016x}" if sp is not None else "-",
-            expect.sp_stack, f"{irq.base:016x}-{irq.top:016x}", f"{irq.get(irq.top - 8):016x}", *use.split()]
+            expect.sp_stack, f"{irq.base:016x}-{irq.end:016x}", f"{irq.get(irq.end - 8):016x}", *use.split()]
 
 
 def check_irqstate(m, expects, table, errors):

@@ -7,6 +7,7 @@
  *   5  cache-hot per-CPU variables in .data..percpu..hot                (6.15-like, ORC v3)
  * -DNO_ORC leaves the ORC tables empty: a frame-pointer kernel (4.9-4.13).
  * -DCALL_ON_STACK with era 2: 5.8-5.11's asm_call_irq_on_stack instead of ENTER_IRQ_STACK.
+ * -DIRQ_STACK_GAP with era 1 and -DNO_ORC: a 4.4-like kernel, irq_stack_ptr 64 bytes below the top.
  * Compiled with -g -O0 and frame pointers, never run: the dump generator
  * (../synthdump) plants the stacks, and reads return addresses from the
  * calls below. Every C function starts with "push %rbp; mov %rsp,%rbp"
@@ -36,7 +37,9 @@ typedef _Bool bool;
 #define STR(x) #x
 #define XSTR(x) STR(x)
 
-#if ERA == 1
+#if ERA == 1 && defined(IRQ_STACK_GAP)
+#define RELEASE "4.4.0-synth"
+#elif ERA == 1
 #define RELEASE "4.19.0-synth"
 #elif ERA == 2 && defined(CALL_ON_STACK)
 #define RELEASE "5.10.0-synth"
@@ -330,6 +333,11 @@ const u64 synth_layout[] __attribute__((used)) = {
     OFF(struct mod_kallsyms, num_symtab),
     OFF(struct mod_kallsyms, strtab),
     sizeof(struct module),
+#ifdef IRQ_STACK_GAP
+    64, /* <=4.8: irq_stack_ptr is 64 bytes below the IRQ stack's top */
+#else
+    0,
+#endif
 };
 
 /* ---- Text. */

@@ -4,7 +4,7 @@ and backlink), softirqs at IRQ exit, NMI and double-fault entries. Each
 returns the innermost RBP and the name of the function that owns it, so
 calls can go on from there."""
 
-from .stacks import RELIABLE
+from .stacks import REGS_IP, RELIABLE, STALE
 
 IRQ_HANDLER_PATH = ["handle_edge_irq", "handle_irq_event", "__handle_irq_event_percpu"]
 PANIC_PATH = ["lab_irq_handler", "panic", "__crash_kexec"]
@@ -35,10 +35,14 @@ def halted_ip(m):
     return m.image.address_after("native_safe_halt", b"\xfb\xf4")  # after "sti; hlt"
 
 
+def regs_ip(m):
+    return REGS_IP if m.regs_visible else STALE
+
+
 def entry_rbp(m, regs, rbp):
     """The RBP an entry stub hands to C: with frame pointers and no ORC,
     ENCODE_FRAME_POINTER makes it the pt_regs' address + 1 (4.10+)."""
-    return regs | 1 if m.fp_kernel else rbp
+    return regs | 1 if m.encoded_fp else rbp
 
 
 def interrupt(m, cpu, b, ip, rbp, nested=False, softirq=False):
@@ -48,7 +52,7 @@ def interrupt(m, cpu, b, ip, rbp, nested=False, softirq=False):
     returned and the IRQ exit path runs softirqs on the IRQ stack.
     Returns (builder, rbp, function that owns rbp)."""
     img = m.image
-    regs = b.pt_regs(ip, b.sp, rbp)
+    regs = b.pt_regs(ip, b.sp, rbp, ip_what=regs_ip(m))
     if m.call_on_stack and not nested and not softirq:
         # 5.8-5.11: asm_call_irq_on_stack saves RBP, stores its RSP in the IRQ
         # stack's top word and calls the handler there: the backlink is its frame.
@@ -99,7 +103,7 @@ def exception_entry(m, stack, asm_entry, handler, ip, sp, rbp):
     """An IST exception (NMI, #DF): the CPU switched to the IST stack, whose
     top holds pt_regs of the interrupted context; the entry calls the handler."""
     b = m.builder(stack)
-    regs = b.pt_regs(ip, sp, rbp)
+    regs = b.pt_regs(ip, sp, rbp, ip_what=regs_ip(m))
     return b, b.call(asm_entry, handler, entry_rbp(m, regs, rbp)), handler
 
 

@@ -18,7 +18,7 @@ LAYOUT_FIELDS = (
     "pcpu_hot_current_task", "pcpu_hot_hardirq_stack_ptr", "pcpu_hot_hardirq_stack_inuse",
     "module_list", "module_name", "module_text_base", "module_text_size",
     "module_num_orcs", "module_orc_unwind_ip", "module_orc_unwind", "module_kallsyms",
-    "kallsyms_symtab", "kallsyms_num_symtab", "kallsyms_strtab", "module_size",
+    "kallsyms_symtab", "kallsyms_num_symtab", "kallsyms_strtab", "module_size", "irq_stack_gap",
 )
 
 

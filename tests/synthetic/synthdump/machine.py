@@ -41,11 +41,15 @@ class Machine:
     def __init__(self, image, ncpus=2):
         self.image = image
         self.era = image.era
+        self.layout = image.layout
         # No ORC tables: a CONFIG_UNWINDER_FRAME_POINTER kernel, whose entry code encodes pt_regs in RBP.
         self.fp_kernel = image.sym("__start_orc_unwind_ip") == image.sym("__stop_orc_unwind_ip")
         # 5.8-5.11: the switch to the IRQ stack is asm_call_irq_on_stack's.
         self.call_on_stack = image.has("asm_call_irq_on_stack")
-        self.layout = image.layout
+        # <=4.9 frame-pointer kernels predate ENCODE_FRAME_POINTER (4.10): their traces
+        # show an interrupt's regs->ip as a '?' word, not as a RIP line.
+        self.encoded_fp = self.fp_kernel and not self.layout["irq_stack_gap"]
+        self.regs_visible = not self.fp_kernel or self.encoded_fp
         self.regions = {}  # address -> bytearray (extra memory: per-CPU areas, task_structs)
         self.stacks = []
         self.tasks = []
@@ -143,10 +147,12 @@ class Machine:
     def _setup_irq_stack(self, cpu):
         size = self.layout["irq_stack_size"]
         if self.era == 1:
-            # irq_stack_union is the first per-CPU variable; irq_stack_ptr is its end (4.9+: no gap).
+            # irq_stack_union is the first per-CPU variable; irq_stack_ptr is its end, or
+            # 64 bytes below it up to 4.8 (4950d6d48a0c removed the gap in 4.9).
             base = self.percpu_var(cpu, "irq_stack_union")
             cpu.irq_stack = self.new_stack("irq", "", base, size, embedded=True)
-            self.put_u64(self.percpu_var(cpu, "irq_stack_ptr"), base + size)
+            cpu.irq_stack.end = base + size - self.layout["irq_stack_gap"]
+            self.put_u64(self.percpu_var(cpu, "irq_stack_ptr"), cpu.irq_stack.end)
             return
         base = IRQ_STACKS + cpu.index * 2 * size  # VMAP'd, a guard gap between
         cpu.irq_stack = self.new_stack("irq", "", base, size)

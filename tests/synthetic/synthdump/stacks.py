@@ -18,6 +18,7 @@ class Stack:
     def __init__(self, kind, name, base, size):
         self.kind, self.name, self.base, self.size = kind, name, base, size
         self.top = base + size
+        self.end = self.top  # where the kernel's stack ends: top - 64 for <=4.8's IRQ stack
         self.data = bytearray(size)
         self.planted = {}  # slot -> (value, RELIABLE | STALE | REGS_IP)
 
@@ -49,7 +50,7 @@ class Builder:
     def __init__(self, code, stack, sp=None):
         """code: what resolves return addresses (the Machine: kernel and module text)."""
         self.code, self.stack = code, stack
-        self.sp = stack.top if sp is None else sp
+        self.sp = stack.end if sp is None else sp
 
     def push(self, value, what=None):
         self.sp -= 8
@@ -77,13 +78,15 @@ class Builder:
             rbp = self.call(caller, callee, rbp, stale.get(callee, ()))
         return rbp
 
-    def pt_regs(self, ip, sp, bp, user=False):
+    def pt_regs(self, ip, sp, bp, user=False, ip_what=REGS_IP):
         """An interrupt or exception frame: hardware aligns RSP to 16 and pushes
-        the iret frame, the entry code the rest of struct pt_regs."""
+        the iret frame, the entry code the rest of struct pt_regs. ip_what: how a
+        trace shows regs->ip (a RIP line, or a '?' word where the unwinder cannot
+        find the regs)."""
         self.sp &= ~15
         regs = {"ip": ip, "sp": sp, "bp": bp, "cs": 0x33 if user else 0x10, "ss": 0x2B if user else 0x18,
                 "flags": 0x246, "orig_ax": 0xFFFFFFFFFFFFFFFF}
         self.sp -= PT_REGS_SIZE
         for i, name in enumerate(PT_REGS):
-            self.stack.put(self.sp + 8 * i, regs.get(name, 0), REGS_IP if name == "ip" and not user else None)
+            self.stack.put(self.sp + 8 * i, regs.get(name, 0), ip_what if name == "ip" and not user else None)
         return self.sp
