@@ -6,6 +6,7 @@
 #include "analysis/analyze_report.h"
 #include "analysis/walk_report.h"
 #include "text/log_parser.h"
+#include "vmcore/crash_notes.h"
 #include "vmcore/printk_log.h"
 
 namespace btaudit {
@@ -34,16 +35,30 @@ DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreIn
   a.types = std::make_unique<KernelTypes>(*a.info);
   a.kaslr = facts.kaslr;
   a.layout = detect_layout(*a.info, *a.types, a.kaslr);
+  // The kernel's per-CPU note buffers give each CPU its own registers; the
+  // file's notes are numbered by order, which skips CPUs without one (crash_notes.h).
+  std::size_t ncpus = facts.cpu_registers.size();
+  if (auto n = a.layout.nr_cpu_ids ? memory.read_u32(a.layout.nr_cpu_ids) : std::nullopt; n && *n <= kMaxCpus)
+    ncpus = std::max<std::size_t>(ncpus, *n);
+  const std::vector<CpuRegisters> by_cpu = read_crash_notes(memory, a.layout, ncpus);
+  const bool from_memory = !by_cpu.empty();
+  bool renumbered = from_memory && by_cpu.size() != facts.cpu_registers.size();
+  for (std::size_t i = 0; from_memory && i < by_cpu.size(); ++i)
+    renumbered = renumbered || by_cpu[i].cpu != static_cast<int>(i);
+  if (renumbered)
+    a.notes.push_back("registers placed by the kernel's per-CPU crash_notes: the file's " +
+                      std::to_string(facts.cpu_registers.size()) +
+                      " NT_PRSTATUS notes skip the CPUs that have none, so their order does not give the CPU");
   std::vector<std::map<std::string, std::uint64_t>> regs;
   std::vector<std::string> sources;
-  for (const CpuRegisters& r : facts.cpu_registers) {
+  for (const CpuRegisters& r : from_memory ? by_cpu : facts.cpu_registers) {
     if (r.cpu < 0 || r.cpu >= kMaxCpus) continue;
     if (static_cast<std::size_t>(r.cpu) >= regs.size()) {
       regs.resize(r.cpu + 1);
       sources.resize(r.cpu + 1, "no register note for this CPU");
     }
     regs[r.cpu] = r.regs;
-    sources[r.cpu] = facts.registers_from;
+    sources[r.cpu] = from_memory ? "crash_notes (the kernel's per-CPU NT_PRSTATUS)" : facts.registers_from;
   }
   std::vector<TaskInfo> blocked;
   if (options.all_tasks || !options.task_pids.empty()) {

@@ -3,6 +3,8 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
+#include <utility>
+
 namespace btaudit {
 
 struct KernelTypes::Found {
@@ -33,6 +35,48 @@ std::optional<Dwarf_Die> type_of(Dwarf_Die* die) {
 std::optional<std::uint64_t> size_of_type(Dwarf_Die t) {
   Dwarf_Word size = 0;
   if (dwarf_aggregate_size(&t, &size) == 0) return size;
+  return std::nullopt;
+}
+
+// Follows typedefs, qualifiers and arrays (to their first element) to the struct
+// or union a member path goes on in.
+std::optional<Dwarf_Die> peel_typedefs(Dwarf_Die t) {
+  for (int k = 0; k < 8; ++k) {
+    const int tag = dwarf_tag(&t);
+    if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type && tag != DW_TAG_array_type)
+      return t;
+    auto u = type_of(&t);
+    if (!u) return std::nullopt;
+    t = *u;
+  }
+  return std::nullopt;
+}
+
+// The member `name` of a struct or union and its offset in it. Anonymous
+// struct/union members are searched too, nested as deep as struct pcpu_hot
+// nests its fields (6.2-6.14: a union holding a struct).
+std::optional<std::pair<Dwarf_Die, std::uint64_t>> find_member(Dwarf_Die type, const std::string& name, int depth) {
+  Dwarf_Die child;
+  if (depth > 4 || dwarf_child(&type, &child) != 0) return std::nullopt;
+  int count = 0;
+  do {
+    if (dwarf_tag(&child) != DW_TAG_member) continue;
+    Dwarf_Word off = 0;
+    Dwarf_Attribute a;
+    dwarf_formudata(dwarf_attr(&child, DW_AT_data_member_location, &a), &off);  // absent in a union: 0
+    const char* n = dwarf_diename(&child);
+    if (n) {
+      if (name == n) return std::make_pair(child, std::uint64_t{off});
+      continue;
+    }
+    auto t = type_of(&child);
+    auto inner = t ? peel_typedefs(*t) : std::nullopt;
+    if (!inner) continue;
+    if (auto found = find_member(*inner, name, depth + 1)) {
+      found->second += off;
+      return found;
+    }
+  } while (++count < 100000 && dwarf_siblingof(&child, &child) == 0);
   return std::nullopt;
 }
 
@@ -88,61 +132,19 @@ std::optional<MemberInfo> KernelTypes::member(const std::string& type, const std
   for (int depth = 0; depth < 8; ++depth) {
     const std::size_t dot = member_path.find('.', start);
     const std::string part = member_path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    Dwarf_Die child;
-    if (dwarf_child(&current, &child) != 0) return std::nullopt;
-    bool matched = false;
-    int count = 0;
-    do {
-      if (dwarf_tag(&child) != DW_TAG_member) continue;
-      const char* n = dwarf_diename(&child);
-      // Anonymous struct/union members hold their fields one level down.
-      if (!n) {
-        auto t = type_of(&child);
-        if (!t) continue;
-        Dwarf_Die inner;
-        if (dwarf_child(&*t, &inner) != 0) continue;
-        int inner_count = 0;
-        do {
-          const char* in = dwarf_diename(&inner);
-          if (dwarf_tag(&inner) == DW_TAG_member && in && part == in) {
-            Dwarf_Word outer = 0, off = 0;
-            Dwarf_Attribute a;
-            dwarf_formudata(dwarf_attr(&child, DW_AT_data_member_location, &a), &outer);
-            dwarf_formudata(dwarf_attr(&inner, DW_AT_data_member_location, &a), &off);
-            result.offset += outer + off;
-            child = inner;
-            matched = true;
-            break;
-          }
-        } while (++inner_count < 10000 && dwarf_siblingof(&inner, &inner) == 0);
-        if (matched) break;
-        continue;
-      }
-      if (part != n) continue;
-      Dwarf_Word off = 0;
-      Dwarf_Attribute a;
-      dwarf_formudata(dwarf_attr(&child, DW_AT_data_member_location, &a), &off);
-      result.offset += off;
-      matched = true;
-      break;
-    } while (++count < 100000 && dwarf_siblingof(&child, &child) == 0);
-    if (!matched) return std::nullopt;
+    auto found = find_member(current, part, 0);
+    if (!found) return std::nullopt;
+    Dwarf_Die child = found->first;
+    result.offset += found->second;
     auto t = type_of(&child);
     if (!t) return std::nullopt;
     if (dot == std::string::npos) {
       result.size = size_of_type(*t).value_or(0);
       return result;
     }
-    // Peel typedefs to the struct the next part lives in.
-    Dwarf_Die inner = *t;
-    for (int k = 0; k < 8 && (dwarf_tag(&inner) == DW_TAG_typedef || dwarf_tag(&inner) == DW_TAG_const_type ||
-                              dwarf_tag(&inner) == DW_TAG_volatile_type);
-         ++k) {
-      auto u = type_of(&inner);
-      if (!u) return std::nullopt;
-      inner = *u;
-    }
-    current = inner;
+    auto inner = peel_typedefs(*t);
+    if (!inner) return std::nullopt;
+    current = *inner;
     start = dot + 1;
   }
   return std::nullopt;

@@ -27,7 +27,8 @@ class KernelTypes {
 
   // Size of "struct NAME" / "union NAME" (the first complete definition found).
   std::optional<std::uint64_t> type_size(const std::string& name);
-  // Offset and size of a member, "task_struct", "pid"; nested names "thread.sp" are followed.
+  // Offset and size of a member, "task_struct", "pid"; nested names "thread.sp" are followed,
+  // through an array's first element ("mem.base" is mem[0].base).
   std::optional<MemberInfo> member(const std::string& type, const std::string& member);
   // Size of a global variable's type (e.g. a per-CPU variable).
   std::optional<std::uint64_t> variable_size(const std::string& name);

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "btaudit_version.h"
+#include "render/irqstate_text.h"
 #include "render/json_writer.h"
 #include "render/report_json.h"
 
@@ -226,7 +227,7 @@ std::string render_dump_text(const DumpAnalysis& a, const TextStyle& style, int 
            (c.pid ? std::to_string(*c.pid) : std::string("?")) + "), SP " + (c.sp ? hex(*c.sp) : std::string("?")) +
            " on the " + c.sp_stack + " stack; IRQ stack " +
            (c.irq_stack ? hex(c.irq_stack->begin) + "-" + hex(c.irq_stack->end) : std::string("?")) + ", in use " +
-           (c.in_use ? (*c.in_use ? "yes" : "no") : "?") + "; registers from " + c.registers_from + "\n";
+           irq_in_use_text(c, "?") + "; registers from " + c.registers_from + "\n";
     out += walk_lines(cw, r);
   }
   for (std::size_t i = 0; i < a.walk.tasks.size(); ++i) {

@@ -14,6 +14,12 @@ std::string hex(std::uint64_t v) {
 
 }  // namespace
 
+std::string irq_in_use_text(const CpuIrqState& c, const std::string& unknown) {
+  if (c.in_use) return *c.in_use ? "yes" : "no";
+  if (c.irq_count) return "count " + std::to_string(*c.irq_count);
+  return unknown;
+}
+
 std::string render_irq_state_text(const DumpAnalysis& a) {
   std::string out = "dump:    " + a.path + " (" + a.format + ")\nvmlinux: " + a.vmlinux +
                     "\nlayout:  " + a.layout.era_name + "; IRQ stack " + std::to_string(a.layout.irq_stack_size) +
@@ -26,11 +32,7 @@ std::string render_irq_state_text(const DumpAnalysis& a) {
     const CpuIrqState& c = cw.state;
     char line[400];
     const std::string irq = c.irq_stack ? hex(c.irq_stack->begin) + "-" + hex(c.irq_stack->end) : std::string("-");
-    std::string use = "-";
-    if (c.in_use)
-      use = *c.in_use ? "yes" : "no";
-    else if (c.irq_count)
-      use = "count " + std::to_string(*c.irq_count);
+    const std::string use = irq_in_use_text(c, "-");
     std::snprintf(line, sizeof line, "%3d  %-16s %4s  %-16s %-17s %-7s %-37s %-17s %-7s %s\n", c.cpu,
                   c.task ? hex(*c.task).c_str() : "-", c.pid ? std::to_string(*c.pid).c_str() : "-",
                   c.comm.value_or("-").c_str(), c.sp ? hex(*c.sp).c_str() : "-", c.sp_stack.c_str(), irq.c_str(),

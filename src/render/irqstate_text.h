@@ -10,4 +10,7 @@ namespace btaudit {
 
 std::string render_irq_state_text(const DumpAnalysis& a);
 
+// "yes"/"no" (hardirq_stack_inuse), "count N" (irq_count, 5.11 and older), or `unknown`.
+std::string irq_in_use_text(const CpuIrqState& c, const std::string& unknown);
+
 }  // namespace btaudit

@@ -57,20 +57,33 @@ class Unwinder {
     return regs_.kind == Regs::Memory ? std::optional<std::uint64_t>(regs_.addr) : std::nullopt;
   }
   std::uint64_t ip() const { return ip_; }
+  bool frame_pointer_kernel() const { return in_.frame_pointer_kernel; }
 
   void next() {
     if (done_) return;
     const std::uint64_t orig_ip = ip_;
     auto orc = in_.orc ? in_.orc->find(signal_ ? ip_ : ip_ - 1) : std::nullopt;
     OrcEntry e;
-    if (!orc) {
-      // No ORC data (BPF, JIT, a bad address): the kernel's frame-pointer fallback.
+    if (!orc && frame_pointer_kernel() && bp_ == 0) {
+      done_ = true;  // the first frame of the stack saved no frame pointer: the chain ends
+      return;
+    }
+    if (!orc && frame_pointer_kernel() && (bp_ & 1)) {
+      // ENCODE_FRAME_POINTER (4.10+): entry code sets RBP to its pt_regs + 1 before
+      // calling C, so that the frame unwinder finds the interrupted registers there.
+      e.sp_reg = OrcReg::Bp;
+      e.sp_offset = -1;
+      e.bp_reg = OrcReg::Undefined;
+      e.type = OrcType::Regs;
+    } else if (!orc) {
+      // No ORC data (BPF, JIT, a bad address): the kernel's frame-pointer fallback;
+      // on a kernel without ORC tables (CONFIG_UNWINDER_FRAME_POINTER) the unwinder itself.
       e.sp_reg = OrcReg::Bp;
       e.sp_offset = 16;
       e.bp_reg = OrcReg::PrevSp;
       e.bp_offset = -16;
       e.type = OrcType::Call;
-      error("no ORC entry", orig_ip);
+      if (!frame_pointer_kernel()) error("no ORC entry", orig_ip);
       if (failed_) return;
     } else {
       e = *orc;

@@ -52,6 +52,9 @@ struct WalkInput {
   // there is no register frame to print, and the scan starts here (thread.sp),
   // as the kernel's show_stack() of a sleeping task does.
   std::optional<std::uint64_t> blocked_scan_from;
+  // A kernel built without ORC (CONFIG_UNWINDER_FRAME_POINTER): frame pointers are its
+  // own unwinder, not a fallback, and its entry code encodes pt_regs in RBP.
+  bool frame_pointer_kernel = false;
   std::size_t max_frames = 4096;
 };
 

@@ -35,11 +35,12 @@ DumpWalk walk_dump(MemorySource& m, KernelDebugInfo& info, KernelTypes& types, c
   auto ip_start = runtime_symbol(info, "__start_orc_unwind_ip", kaslr);
   auto ip_stop = runtime_symbol(info, "__stop_orc_unwind_ip", kaslr);
   auto orc_start = runtime_symbol(info, "__start_orc_unwind", kaslr);
-  if (ip_start && ip_stop && orc_start && *ip_stop > *ip_start) {
+  const bool frame_pointer_kernel = !(ip_start && ip_stop && orc_start && *ip_stop > *ip_start);
+  if (!frame_pointer_kernel) {
     if (!orc.add(m, *ip_start, *orc_start, (*ip_stop - *ip_start) / 4, out.orc_version))
       out.problems.push_back("vmlinux's ORC tables are not in the dump: frame-pointer fallback only");
   } else {
-    out.problems.push_back("no ORC symbols in vmlinux (frame-pointer kernel?): not walked with ORC");
+    out.problems.push_back("no ORC symbols in vmlinux: walked with frame pointers, as CONFIG_UNWINDER_FRAME_POINTER");
   }
   for (const LoadedModule& mod : out.modules)
     if (mod.num_orcs && mod.orc_ip && mod.orc_entries)
@@ -104,6 +105,7 @@ DumpWalk walk_dump(MemorySource& m, KernelDebugInfo& info, KernelTypes& types, c
     for (const StackRange& r : state.stacks) in.stacks.push_back({r.kind, r.name, r.begin, r.end});
     in.orc = &orc;
     in.is_kernel_text = is_text;
+    in.frame_pointer_kernel = frame_pointer_kernel;
     if (in.regs.empty()) {
       cw.problems.push_back("no registers for this CPU: not walked");
     } else {
@@ -148,6 +150,9 @@ DumpWalk walk_dump(MemorySource& m, KernelDebugInfo& info, KernelTypes& types, c
         in.orc = &orc;
         in.is_kernel_text = is_text;
         in.blocked_scan_from = t.thread_sp;
+        // (Verified against the kernel's own prints on ORC kernels; on a frame-pointer
+        // kernel the first frame's '?' mark may differ from unwind_frame.c's.)
+        in.frame_pointer_kernel = frame_pointer_kernel;
         WalkResult w = walk_stacks(m, in);
         for (const WalkFrame& f : w.frames) cw.frames.push_back(symbolize(f));
         for (auto& p : w.problems) cw.problems.push_back(std::move(p));

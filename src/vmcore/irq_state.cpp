@@ -50,7 +50,10 @@ std::vector<CpuIrqState> read_irq_state(MemorySource& m, const KernelLayout& l,
     // IRQ stack.
     if (auto ptr = m.read_u64(*base + l.irq_stack_ptr_var); ptr && *ptr) {
       const std::uint64_t end = *ptr + l.irq_stack_top_adjust;
-      StackRange irq{"irq", "", end - l.irq_stack_size, end};
+      // Up to 4.8 irq_stack_ptr sat 64 bytes below the stack's top (removed by 4950d6d48a0c), so it
+      // is not page aligned; the stack is then [ptr + 64 - IRQ_STACK_SIZE, ptr), as crash decides it.
+      const bool gap = l.era == IrqEra::IrqStackPtr && (*ptr & 0xfff) != 0 && l.irq_stack_size > 64;
+      StackRange irq{"irq", "", end - (gap ? l.irq_stack_size - 64 : l.irq_stack_size), end};
       s.irq_stack = irq;
       s.stacks.push_back(irq);
       s.backlink = m.read_u64(end - 8);
@@ -70,6 +73,10 @@ std::vector<CpuIrqState> read_irq_state(MemorySource& m, const KernelLayout& l,
         for (const ExceptionStackLayout& e : l.exception_stacks)
           s.stacks.push_back({"exception", e.name, *cea + e.offset, *cea + e.offset + e.size});
       }
+    } else if (l.orig_ist_var) {
+      for (const ExceptionStackLayout& e : l.exception_stacks)
+        if (auto top = m.read_u64(*base + *l.orig_ist_var + e.offset); top && *top > e.size)
+          s.stacks.push_back({"exception", e.name, *top - e.size, *top});
     }
     if (s.sp) {
       for (const StackRange& r : s.stacks) {

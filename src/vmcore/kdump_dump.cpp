@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <libkdumpfile/kdumpfile.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <cstring>
 
 #include "vmcore/diskdump_notes.h"
+#include "vmcore/dump_extent.h"
 
 namespace btaudit {
 
@@ -17,6 +19,12 @@ std::unique_ptr<KdumpDump> KdumpDump::open(const std::string& path) {
   d->path_ = path;
   d->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (d->fd_ < 0) throw DumpError(path + ": cannot open: " + std::strerror(errno));
+  // Checked before libkdumpfile sees the file: it would open a cut dump and
+  // then read every missing page as absent, a walk of nothing instead of an error.
+  struct stat st {};
+  if (auto x = dump_extent(d->fd_); x && ::fstat(d->fd_, &st) == 0 && static_cast<std::uint64_t>(st.st_size) < x->end)
+    throw DumpError(path + ": truncated: the file has " + std::to_string(st.st_size) + " bytes; by its " +
+                    x->described_by + ", it needs at least " + std::to_string(x->end));
   d->ctx_ = kdump_new();
   if (!d->ctx_) throw DumpError(path + ": cannot allocate a libkdumpfile context");
   // Without an OS type libaddrxlat cannot translate kernel virtual addresses

@@ -21,6 +21,7 @@ KernelLayout detect_layout(KernelDebugInfo& info, KernelTypes& types, std::int64
   if (!pco) throw DebugInfoError(info.vmlinux_path() + ": no __per_cpu_offset symbol (not an SMP x86-64 kernel?)");
   l.per_cpu_offset_array = *pco + static_cast<std::uint64_t>(kaslr);
   if (auto n = symbol(info, "nr_cpu_ids")) l.nr_cpu_ids = *n + static_cast<std::uint64_t>(kaslr);
+  if (auto n = symbol(info, "crash_notes")) l.crash_notes = *n + static_cast<std::uint64_t>(kaslr);
 
   auto pcpu_hot = symbol(info, "pcpu_hot");
   auto hardirq_ptr = symbol(info, "hardirq_stack_ptr");
@@ -110,8 +111,25 @@ KernelLayout detect_layout(KernelDebugInfo& info, KernelTypes& types, std::int64
         l.exception_stacks.push_back({name, m->offset, m->size});
     if (l.exception_stacks.empty())
       l.fallbacks.push_back("struct cea_exception_stacks not in DWARF: exception stacks unknown");
+  } else if (auto orig = symbol(info, "orig_ist")) {
+    // <=5.1: per-CPU orig_ist.ist[k] holds the top of IST stack k+1 (DOUBLEFAULT_STACK=1 .. MCE_STACK=4;
+    // removed in 5.2 by "x86/cpu: Remove orig_ist array"). #DB's stack is DEBUG_STKSZ, twice the others,
+    // so the per-CPU exception_stacks[3 * EXCEPTION_STKSZ + DEBUG_STKSZ] gives EXCEPTION_STKSZ as its
+    // size / 5 (4 KiB, or 8 KiB after the 7fae4c24a2b8 backports).
+    l.orig_ist_var = *orig;
+    std::uint64_t stksz = 4096;
+    if (auto es = info.function("exception_stacks", ""); es && es->size && es->size % 5 == 0)
+      stksz = es->size / 5;
+    else
+      l.fallbacks.push_back("no sized exception_stacks symbol: exception stacks taken as 4 KiB (#DB 8 KiB)");
+    const std::pair<const char*, std::uint64_t> stacks[] = {{"#DF", 1}, {"NMI", 1}, {"#DB", 2}, {"#MC", 1}};
+    std::uint64_t slot = 0;
+    for (auto [name, pages] : stacks) {
+      l.exception_stacks.push_back({name, slot, stksz * pages});
+      slot += 8;
+    }
   } else {
-    l.fallbacks.push_back("no cea_exception_stacks (kernel before 5.2): exception stacks not located yet");
+    l.fallbacks.push_back("neither cea_exception_stacks nor orig_ist: exception stacks not located");
   }
   return l;
 }

@@ -21,7 +21,7 @@ enum class IrqEra { IrqStackPtr, HardirqPtrIrqCount, HardirqPtrInuse, PcpuHot, P
 
 struct ExceptionStackLayout {
   std::string name;          // "#DF", "NMI", "#DB", "#MC", "#VC", "#VC2"
-  std::uint64_t offset = 0;  // in struct cea_exception_stacks
+  std::uint64_t offset = 0;  // in struct cea_exception_stacks; <=5.1: of the stack's top in struct orig_ist
   std::uint64_t size = 0;
 };
 
@@ -31,6 +31,7 @@ struct KernelLayout {
   std::int64_t kaslr = 0;                      // runtime = link address + kaslr (not for per-CPU offsets)
   std::uint64_t per_cpu_offset_array = 0;      // runtime address of __per_cpu_offset[]
   std::uint64_t nr_cpu_ids = 0;                // runtime address of nr_cpu_ids
+  std::uint64_t crash_notes = 0;               // runtime address of the crash_notes pointer (0: none)
   std::uint64_t irq_stack_ptr_var = 0;         // per-CPU offset of the top-of-IRQ-stack pointer
   std::uint64_t irq_stack_top_adjust = 0;      // bytes from the stored pointer to the stack's end
   std::optional<std::uint64_t> inuse_var;      // hardirq_stack_inuse (bool)
@@ -40,6 +41,7 @@ struct KernelLayout {
   std::uint64_t thread_size = 0;
   MemberInfo task_pid, task_comm, task_stack;
   std::optional<std::uint64_t> cea_exception_stacks_var;
+  std::optional<std::uint64_t> orig_ist_var;  // <=5.1: per-CPU struct orig_ist, each IST stack's top
   std::vector<ExceptionStackLayout> exception_stacks;
   std::vector<std::string> fallbacks;  // each default taken because the kernel's own data was missing
 };

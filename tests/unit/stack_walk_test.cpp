@@ -214,4 +214,31 @@ BOOST_AUTO_TEST_CASE(no_registers_or_a_wild_sp_is_reported) {
   BOOST_TEST(!w.problems.empty());
 }
 
+BOOST_AUTO_TEST_CASE(frame_pointer_kernel_finds_pt_regs_through_the_encoded_rbp) {
+  in.orc = nullptr;  // a kernel without ORC tables
+  in.frame_pointer_kernel = true;
+  const std::uint64_t regs_at = kTask + kStack - 512;  // pt_regs of an interrupt on the task stack
+  const std::uint64_t frame = regs_at - 32;            // the C handler's frame below it
+  const std::uint64_t outer = kTask + kStack - 64;     // the interrupted function's frame
+  in.regs = {{"rip", fn(kIrqHandler) + 4}, {"rsp", frame - 8}, {"rbp", frame}};
+  mem.put_u64(frame, regs_at | 1);               // ENCODE_FRAME_POINTER: the saved RBP is pt_regs + 1
+  mem.put_u64(frame + 8, fn(kIrqEntry) + 0x18);  // handler -> entry (reliable)
+  mem.put_u64(regs_at + 32, outer);              // pt_regs->bp
+  mem.put_u64(regs_at + 128, fn(kMid) + 0x22);   // pt_regs->ip: the RIP line
+  mem.put_u64(regs_at + 152, outer - 16);        // pt_regs->sp
+  mem.put_u64(outer, 0);                         // the first frame saved no RBP: the chain ends
+  mem.put_u64(outer + 8, fn(kTop) + 0x30);       // mid -> top (reliable)
+  const WalkResult w = walk();
+  BOOST_TEST(w.problems.empty());
+  const auto e = entries(w);
+  BOOST_REQUIRE_EQUAL(e.size(), 2u);
+  BOOST_TEST(e[0].first == fn(kIrqEntry) + 0x18);
+  BOOST_TEST(e[0].second);
+  BOOST_TEST(e[1].first == fn(kTop) + 0x30);
+  BOOST_TEST(e[1].second);
+  bool regs_line = false;
+  for (const WalkFrame& f : w.frames) regs_line = regs_line || (f.from_regs && f.slot == regs_at + 128);
+  BOOST_TEST(regs_line);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
