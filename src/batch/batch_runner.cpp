@@ -79,7 +79,7 @@ class Pipeline {
         }
         if (stop_) break;
       }
-      UnitResult result = analyze_unit(job->second, job->first, options_.limits);
+      UnitResult result = analyze_unit(job->second, job->first, options_.limits, options_.enrich);
       std::unique_lock lock(out_mutex_);
       if (stop_) break;
       done_.emplace(job->first, std::move(result));

@@ -15,6 +15,7 @@ struct BatchOptions {
   unsigned jobs = 1;
   unsigned window_per_job = 4;  // inputs in flight per worker (queued, being analyzed or waiting for output)
   UnitLimits limits;
+  ReportHook enrich;  // called from worker threads: it must be thread-safe
 };
 
 struct BatchHooks {

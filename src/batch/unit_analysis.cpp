@@ -61,7 +61,7 @@ void append_mail(std::string& json, const Mail& mail, std::uint32_t index) {
 
 }  // namespace
 
-UnitResult analyze_unit(const InputUnit& unit, std::uint64_t seq, const UnitLimits& limits) {
+UnitResult analyze_unit(const InputUnit& unit, std::uint64_t seq, const UnitLimits& limits, const ReportHook& enrich) {
   UnitResult result;
   result.seq = seq;
   result.unit = unit;
@@ -89,6 +89,7 @@ UnitResult analyze_unit(const InputUnit& unit, std::uint64_t seq, const UnitLimi
         parse_log(mail.body, name, [&](Report&& r) {
           shift_lines(r, mail.body_line - 1);
           analyze_report(r);
+          if (enrich) enrich(r);
           result.reports.push_back(make_record(r, seq_in_unit++));
           append_mail(result.reports.back().json, mail, i + 1);
         });
@@ -96,6 +97,7 @@ UnitResult analyze_unit(const InputUnit& unit, std::uint64_t seq, const UnitLimi
     } else {
       parse_log(data, name, [&](Report&& r) {
         analyze_report(r);
+        if (enrich) enrich(r);
         result.reports.push_back(make_record(r, seq_in_unit++));
       });
     }

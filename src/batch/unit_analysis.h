@@ -3,6 +3,7 @@
 // Stateless: any worker thread may run it on any input.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,11 @@ struct UnitLimits {
   ScreenLimits screen;
 };
 
-UnitResult analyze_unit(const InputUnit& unit, std::uint64_t seq, const UnitLimits& limits);
+// Runs after the text analysis of each report, before it is rendered (batch
+// --vmlinux: symbolization and call-site checks). May be empty.
+using ReportHook = std::function<void(Report&)>;
+
+UnitResult analyze_unit(const InputUnit& unit, std::uint64_t seq, const UnitLimits& limits,
+                        const ReportHook& enrich = {});
 
 }  // namespace btaudit

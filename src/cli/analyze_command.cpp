@@ -9,6 +9,7 @@
 
 #include "analysis/analyze_report.h"
 #include "analysis/debug_analysis.h"
+#include "analysis/debuginfo_cache.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "debuginfo/debuginfo_error.h"
@@ -24,67 +25,6 @@ namespace btaudit {
 namespace po = boost::program_options;
 
 namespace {
-
-// Opens vmlinux once per release and keeps it for every report of the call.
-class DebugInfoCache {
- public:
-  DebugInfoCache(std::string vmlinux, DebugInfoOptions options)
-      : vmlinux_(std::move(vmlinux)), options_(std::move(options)) {}
-
-  KernelDebugInfo* for_report(const Report& r) {
-    if (vmlinux_.empty()) return nullptr;
-    std::string path = vmlinux_;
-    if (path == "auto") {
-      if (!r.kernel) return nullptr;
-      path = find_by_release(*r.kernel);
-      if (path.empty()) {
-        note("no vmlinux for release " + *r.kernel + " under " + options_.debug_dir);
-        return nullptr;
-      }
-    }
-    auto it = open_.find(path);
-    if (it == open_.end()) {
-      std::unique_ptr<KernelDebugInfo> info;
-      try {
-        info = KernelDebugInfo::open(path, options_);
-      } catch (const DebugInfoError& e) {
-        note(e.what());
-        failed_ = true;
-      }
-      it = open_.emplace(path, std::move(info)).first;
-    }
-    return it->second.get();
-  }
-
-  std::vector<std::string> warnings() const {
-    std::vector<std::string> all = notes_;
-    for (const auto& [path, info] : open_)
-      if (info)
-        for (const auto& w : info->warnings()) all.push_back(w);
-    return all;
-  }
-  bool failed() const { return failed_; }
-
- private:
-  std::string find_by_release(const std::string& release) const {
-    for (const std::string& candidate : {options_.debug_dir + "/boot/vmlinux-" + release,
-                                         options_.debug_dir + "/lib/modules/" + release + "/vmlinux"}) {
-      if (::access(candidate.c_str(), R_OK) == 0) return candidate;
-    }
-    return {};
-  }
-  void note(const std::string& s) {
-    for (const auto& n : notes_)
-      if (n == s) return;
-    notes_.push_back(s);
-  }
-
-  std::string vmlinux_;
-  DebugInfoOptions options_;
-  std::map<std::string, std::unique_ptr<KernelDebugInfo>> open_;
-  std::vector<std::string> notes_;
-  bool failed_ = false;
-};
 
 void write_stdout(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
 

@@ -11,9 +11,12 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 
+#include "analysis/debug_analysis.h"
+#include "analysis/debuginfo_cache.h"
 #include "batch/batch_runner.h"
 #include "batch/progress_meter.h"
 #include "cli/command_line.h"
@@ -139,6 +142,8 @@ int run_batch_command(const std::vector<std::string>& args) {
   std::size_t max_input_mb = 1024;
   std::size_t max_line_kb = 1024;
   unsigned commit_every = 256;
+  std::string vmlinux;
+  DebugInfoOptions debug_options;
   po::options_description opts(
       "btaudit batch [options] PATH... (files, folders walked recursively, '-' for standard input)");
   opts.add_options()("help,h", "show this help")("jobs,j", po::value(&jobs),
@@ -152,7 +157,12 @@ int run_batch_command(const std::vector<std::string>& args) {
       "progress line on standard error: auto, always or never")(
       "max-input-mb", po::value(&max_input_mb)->default_value(1024), "skip inputs larger than this once decompressed")(
       "max-line-kb", po::value(&max_line_kb)->default_value(1024), "skip inputs with a line longer than this")(
-      "quiet,q", "no summary line");
+      "vmlinux", po::value(&vmlinux),
+      "kernel image with DWARF for every report ('auto': by each report's release under --debug-dir); "
+      "its analysis is serialized across workers")("modules", po::value(&debug_options.module_paths),
+                                                   "module debuginfo, as for analyze (repeatable)")(
+      "debug-dir", po::value(&debug_options.debug_dir)->default_value("/usr/lib/debug"),
+      "root of build-id and release-named debuginfo")("quiet,q", "no summary line");
   po::options_description hidden;  // for tests: commit more often than a real run would
   hidden.add_options()("commit-every", po::value(&commit_every));
   po::variables_map vm;
@@ -198,6 +208,15 @@ int run_batch_command(const std::vector<std::string>& args) {
   options.jobs = jobs;
   options.limits.input.max_bytes = max_input_mb << 20;
   options.limits.screen.max_line_bytes = max_line_kb << 10;
+  // libdwfl is not thread-safe: one cache for the run, its use serialized. The
+  // text analysis, by far most of the work, stays parallel.
+  DebugInfoCache debuginfo(vmlinux, debug_options);
+  std::mutex debuginfo_mutex;
+  if (!vmlinux.empty())
+    options.enrich = [&](Report& r) {
+      std::lock_guard lock(debuginfo_mutex);
+      if (KernelDebugInfo* info = debuginfo.for_report(r)) apply_debuginfo(r, *info);
+    };
 
   RunCounts counts;
   BucketTable buckets;
@@ -278,7 +297,9 @@ int run_batch_command(const std::vector<std::string>& args) {
   if (skip_lines >= kMaxSkipLines && counts.skipped_total > static_cast<std::uint64_t>(skip_lines))
     std::cerr << "btaudit batch: " << counts.skipped_total - static_cast<std::uint64_t>(skip_lines)
               << " more inputs skipped" << (store ? " (all listed in the database's inputs table)" : "") << "\n";
+  for (const std::string& w : debuginfo.warnings()) std::cerr << "btaudit batch: warning: " << w << "\n";
   if (!vm.count("quiet")) std::cerr << summary_line(counts, totals, buckets.size(), seconds) << "\n";
+  if (debuginfo.failed()) return kExitInputError;
   if (totals.stopped) return kExitInterrupted;
   return counts.missing_argument ? kExitInputError : kExitOk;
 }

@@ -10,6 +10,8 @@ CHECK is one of:
   interrupt   SIGINT mid-run: exit 130, committed work kept, rerun completes it
   parallel    GNU parallel job slots over slices of the corpus, merged: the single run's buckets
   badinput    binary, truncated, huge-line, non-file and mailbox inputs: counted, run goes on
+  debuginfo   --vmlinux on the lab's console logs: frames symbolized, the same buckets as without
+              (skipped without the lab's debug vmlinux; give it with --vmlinux V)
 Inputs: the repo's corpora/ (always there), plus ../shared/corpora when present.
 Exit 0 pass, 1 fail, 77 skipped (a tool the check needs is missing).
 """
@@ -248,15 +250,44 @@ def check_badinput(btaudit, repo, shared, work):
     print(f'badinput: {summary}')
 
 
+def check_debuginfo(btaudit, repo, shared, work, vmlinux):
+    logs = os.path.join(repo, '..', 'shared', 'lab', 'logs')
+    if not vmlinux or not os.path.exists(vmlinux) or not os.path.isdir(logs):
+        print('lab vmlinux or console logs absent: skipped')
+        sys.exit(77)
+    plain, rich = os.path.join(work, 'plain.ndjson'), os.path.join(work, 'rich.ndjson')
+    batch(btaudit, ['-q', '-o', 'none', '--buckets', plain, logs])
+    out = os.path.join(work, 'rich-reports.ndjson')
+    batch(btaudit, ['-q', '-j', '2', '-o', out, '--buckets', rich, '--vmlinux', vmlinux, logs])
+    if open(plain).read() != open(rich).read():
+        a = {json.loads(l)['signature'] for l in open(plain)}
+        b = {json.loads(l)['signature'] for l in open(rich)}
+        if a != b:
+            fail('--vmlinux changed the buckets\' signatures')
+    frames = sourced = 0
+    for line in open(out):
+        for f in json.loads(line)['frames']:
+            if f.get('module') or f.get('function') is None:
+                continue
+            frames += 1
+            sourced += bool(f.get('source'))
+    if frames == 0 or sourced < frames * 0.9:
+        fail(f'only {sourced} of {frames} vmlinux frames got a source line with --vmlinux')
+    print(f'debuginfo: {sourced}/{frames} vmlinux frames symbolized across workers; buckets unchanged')
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__)
         return 64
     btaudit, repo, check = sys.argv[1], sys.argv[2], sys.argv[3]
-    shared = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == '--shared' else None
+    opts = dict(zip(sys.argv[4::2], sys.argv[5::2]))
+    shared = opts.get('--shared')
+    vmlinux = opts.get('--vmlinux')
     with tempfile.TemporaryDirectory() as work:
         {'jobs': check_jobs, 'reingest': check_reingest, 'kill': check_kill, 'parallel': check_parallel,
          'badinput': check_badinput,
+         'debuginfo': lambda *a: check_debuginfo(*a, vmlinux=vmlinux),
          'interrupt': lambda *a: check_kill(*a, sig=signal.SIGINT)}[check](btaudit, repo, shared, work)
     return 0
 
