@@ -1,9 +1,11 @@
 #include "text/report_markers.h"
 
 #include <array>
+#include <string>
 #include <vector>
 
 #include "text/scan.h"
+#include "text/word_starts.h"
 
 namespace btaudit {
 
@@ -281,38 +283,38 @@ constexpr std::string_view kEmbeddable[] = {
     "SYZFATAL:",
 };
 
-struct EmbeddableIndex {
-  std::array<bool, 256> first{};  // the first characters of kEmbeddable
-  std::array<bool, 256> ident{};  // scan::is_ident, as a table for the per-byte loop below
-  EmbeddableIndex() {
-    for (auto e : kEmbeddable) first[static_cast<unsigned char>(e[0])] = true;
-    for (int c = 0; c < 256; ++c) ident[static_cast<std::size_t>(c)] = scan::is_ident(static_cast<char>(c));
-  }
-};
-
-const EmbeddableIndex& embeddable_index() {
-  static const EmbeddableIndex index;  // immutable after construction
-  return index;
-}
-
 // Looks for an embeddable start word after the first one. Words are tried at
 // word boundaries only, so "DEBUG:" never reads as "BUG:".
 std::optional<StartMarker> match_embedded(std::string_view s) {
   // "---[ end Kernel panic - not syncing: ... ]---" closes a report, it starts none.
-  if (s.starts_with("---[ end ")) return std::nullopt;
-  const auto& index = embeddable_index();
-  const auto* bytes = reinterpret_cast<const unsigned char*>(s.data());
-  // Every line goes through this loop: two table lookups per byte, the rest only at candidates.
-  for (std::size_t i = 1; i + 4 < s.size(); ++i) {
-    if (!index.first[bytes[i]] || index.ident[bytes[i - 1]]) continue;
-    const char before = s[i - 1];
-    if (before == '-' && s[i] != 'g') continue;  // only "segment-related general protection fault"
+  if (s.starts_with("---[ end ") || s.size() < 6) return std::nullopt;
+  // Both immutable after construction.
+  static const WordStartFinder finder = [] {
+    std::string firsts;
+    for (auto e : kEmbeddable) firsts.push_back(e[0]);
+    return WordStartFinder(firsts);
+  }();
+  // The words by first byte: candidates are common ("skb_", "do_", "kfree") and most
+  // first bytes open one word, so a candidate costs one comparison, not sixteen.
+  static const std::array<std::vector<std::string_view>, 256> by_first = [] {
+    std::array<std::vector<std::string_view>, 256> index;
+    for (auto e : kEmbeddable) index[static_cast<unsigned char>(e[0])].push_back(e);
+    return index;
+  }();
+  // Every line goes through this search; the rest runs only at candidates.
+  std::optional<StartMarker> found;
+  finder.find(s, s.size() - 4, [&](std::size_t i) {
+    if (s[i - 1] == '-' && s[i] != 'g') return false;  // only "segment-related general protection fault"
     const std::string_view rest = s.substr(i);
-    for (auto e : kEmbeddable) {
-      if (e[0] == rest[0] && rest.starts_with(e)) return match_rules(rest);
+    for (auto e : by_first[static_cast<unsigned char>(rest[0])]) {
+      if (e[1] == rest[1] && rest.starts_with(e)) {
+        found = match_rules(rest);
+        return true;
+      }
     }
-  }
-  return std::nullopt;
+    return false;
+  });
+  return found;
 }
 
 }  // namespace
