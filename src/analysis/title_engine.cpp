@@ -403,6 +403,12 @@ std::optional<RuleTitle> title_from_rules(std::string_view text) {
     lines.push_back(text.substr(pos, end - pos));
     pos = end + 1;
   }
+  return title_from_rules(lines);
+}
+
+std::optional<RuleTitle> title_from_rules(const Lines& lines) {
+  // No text at all, as the joined form has it: no line, or one empty line.
+  if (lines.empty() || (lines.size() == 1 && lines[0].empty())) return std::nullopt;
   const auto& fams = families();
   // The first line any family claims starts the report.
   const Family* fam = nullptr;

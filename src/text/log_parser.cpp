@@ -1,6 +1,7 @@
 #include "text/log_parser.h"
 
 #include <cstring>
+#include <memory>
 #include <utility>
 
 namespace btaudit {
@@ -13,6 +14,22 @@ bool has_unreliable_mark(std::string_view s) {
   for (std::size_t q = s.find('?', 1); q != std::string_view::npos && q + 1 < s.size(); q = s.find('?', q + 1))
     if (s[q - 1] == ' ' && s[q + 1] == ' ') return true;
   return false;
+}
+
+// Copies a report's console lines into storage of its own and points them there.
+void own_text(Report& r) {
+  std::size_t bytes = 0;
+  for (const std::string_view l : r.text) bytes += l.size();
+  auto storage = std::make_shared<std::string>();
+  storage->reserve(bytes);
+  for (const std::string_view l : r.text) storage->append(l);
+  const std::string_view all = *storage;
+  std::size_t at = 0;
+  for (std::string_view& l : r.text) {
+    l = all.substr(at, l.size());
+    at += l.size();
+  }
+  r.text_storage = std::move(storage);
 }
 
 bool collects_backtraces(ReportKind k) {
@@ -32,7 +49,7 @@ LogParser::LogParser(std::string path, Sink sink, ParserLimits limits)
     : path_(std::move(path)), sink_(std::move(sink)), limits_(limits) {}
 
 void LogParser::keep_text(const ReportBuilder& b, ReportText& text, const CleanLine& line) const {
-  if (text.stopped || line.foreign || text.count >= limits_.max_text_lines) return;
+  if (text.stopped || line.foreign || text.lines.size() >= limits_.max_text_lines) return;
   const std::string_view s = line.text;
   if (b.caller_kind() && line.caller_kind && (line.caller_kind != b.caller_kind() || line.caller_id != b.caller_id())) {
     // Another context's line, unless the report asked all CPUs for their stacks.
@@ -41,13 +58,13 @@ void LogParser::keep_text(const ReportBuilder& b, ReportText& text, const CleanL
   if (s.find("Disabling lock debugging due to kernel taint") != std::string_view::npos) return;
   // Frames the unwinder did not vouch for ("? foo+0x1/0x2", powerpc's "(unreliable)") are
   // left out of timestamped consoles, as syzkaller does: text rules must not pick stale words.
-  if (line.had_timestamp && s.find("<EOI>") == std::string_view::npos &&
-      (has_unreliable_mark(s) || s.ends_with(" (unreliable)")))
+  if (line.had_timestamp && (has_unreliable_mark(s) || s.ends_with(" (unreliable)")) &&
+      s.find("<EOI>") == std::string_view::npos)
     return;
   if (s.find("Sending NMI from CPU") != std::string_view::npos) text.other_cpus = true;
   // Messages that print a stack of their own (an allocation failure, fault injection)
   // end a console report's text: their frames would pass for the report's.
-  if (!b.caller_kind() && text.count > 0 &&
+  if (!b.caller_kind() && !text.lines.empty() &&
       (s.find("vmalloc: allocation failure:") != std::string_view::npos ||
        s.find("FAULT_INJECTION: forcing a failure") != std::string_view::npos ||
        s.find("FAULT_FLAG_ALLOW_RETRY missing") != std::string_view::npos)) {
@@ -56,14 +73,13 @@ void LogParser::keep_text(const ReportBuilder& b, ReportText& text, const CleanL
   }
   // panic_on_warn and oops-induced lockdep reports repeat what the report already
   // showed; after a report of some length they only add a misleading second stack.
-  if (text.count > 22 && (s.find("Kernel panic - not syncing") != std::string_view::npos ||
-                          s.find("WARNING: possible circular locking dependency detected") != std::string_view::npos)) {
+  if (text.lines.size() > 22 &&
+      (s.find("Kernel panic - not syncing") != std::string_view::npos ||
+       s.find("WARNING: possible circular locking dependency detected") != std::string_view::npos)) {
     text.stopped = true;
     return;
   }
-  if (text.count++ > 0) text.lines.push_back('\n');
-  const std::string_view kept = s.substr(0, limits_.max_text_line_bytes);
-  text.lines.append(kept.data(), kept.size());
+  text.lines.push_back(s.substr(0, limits_.max_text_line_bytes));
 }
 
 void LogParser::flush_trailing() {
@@ -269,7 +285,12 @@ void LogParser::finish() {
 std::vector<Report> parse_log(std::string_view text, const std::string& path, ParserLimits limits) {
   std::vector<Report> out;
   parse_log(
-      text, path, [&out](Report&& r) { out.push_back(std::move(r)); }, limits);
+      text, path,
+      [&out](Report&& r) {
+        own_text(r);  // the reports may outlive `text`
+        out.push_back(std::move(r));
+      },
+      limits);
   return out;
 }
 
