@@ -250,7 +250,9 @@ void ReportBuilder::apply_markers(const std::vector<StackMarker>& markers, std::
   }
 }
 
-void ReportBuilder::add_frame(Frame f, std::uint32_t line) {
+void ReportBuilder::add_frame(Frame&& f, std::uint32_t line) {
+  // Room for a typical trace at once: a Frame is large, and every regrowth moves them all.
+  if (report_.frames.empty()) report_.frames.reserve(32);
   if (report_.sections.empty() || report_.sections.back().trace != report_.traces.size() - 1) {
     set_stack(stack_, exception_, line);  // implicit first section of this trace
     saw_marker_in_trace_ = false;

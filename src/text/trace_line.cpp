@@ -1,5 +1,7 @@
 #include "text/trace_line.h"
 
+#include <utility>
+
 #include "text/scan.h"
 
 namespace btaudit {
@@ -188,7 +190,8 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
     return out;
   }
 
-  Frame f;
+  // Built in place: a Frame is large (debuginfo slots included) and moving it costs.
+  Frame& f = out.frame.emplace();
   bool s390_paren = false;
   if (s[0] == '(' && s.size() > 2 && s[1] == '[') {  // s390: "([<...>] foo+0x1/0x2)" is unreliable
     s390_paren = true;
@@ -204,7 +207,8 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
       f.address = ip;
       s = trim_left(s);
     } else {
-      return out.markers.empty() ? std::nullopt : std::optional<TraceLine>(out);
+      out.frame.reset();
+      return out.markers.empty() ? std::nullopt : std::optional<TraceLine>(std::move(out));
     }
   }
   if (consume(s, "? ")) {
@@ -212,7 +216,10 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
     s = trim_left(s);
   }
   const bool paren = consume(s, "(");  // arm: "(foo+0x0/0x10c)"
-  const auto no_frame = [&out]() { return out.markers.empty() ? std::nullopt : std::optional<TraceLine>(out); };
+  const auto no_frame = [&out]() {
+    out.frame.reset();
+    return out.markers.empty() ? std::nullopt : std::optional<TraceLine>(std::move(out));
+  };
   if (!paren && starts_with_hex_literal(s)) {
     // A raw address with no symbol: " 0xffffffffc0123456", "? 0xffffffffc0123456",
     // s390 "([<00000000027f8000>] 0x27f8000)".
@@ -224,7 +231,6 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
     if (!f.address) f.address = v;
     parse_suffixes(h, f);
     if (s390_paren) f.printed_unreliable = true;
-    out.frame = std::move(f);
     return out;
   }
   std::string_view t = s;
@@ -234,7 +240,6 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
     std::string_view rest = trim_left(t);
     if (!f.address || !(rest.empty() || rest.starts_with("from "))) return no_frame();
     f.function = std::string(name);
-    out.frame = std::move(f);
     return out;
   }
   if (!name.empty() && consume(t, "+")) {
@@ -270,7 +275,6 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
     return no_frame();
   }
   if (s390_paren) f.printed_unreliable = true;
-  out.frame = std::move(f);
   return out;
 }
 
