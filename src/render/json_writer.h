@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace btaudit {
@@ -82,13 +83,60 @@ class JsonWriter {
     key(k);
     value(v);
   }
+  // A field with a literal key: the key and a value that needs no escaping (a number,
+  // true/false/null, a short plain string: nearly every field of a frame) go out with
+  // one append; other values take the general path after the key.
   template <std::size_t N, typename T>
   void field(const char (&k)[N], const T& v) {
-    key(k);
+    static_assert(N > 1 && N <= kShort, "a key literal is a short name");
+    char buf[N + kShort + 8];
+    char* p = buf;
+    if (take_comma()) *p++ = ',';
+    *p++ = '"';
+    std::memcpy(p, k, N - 1);
+    p += N - 1;
+    *p++ = '"';
+    *p++ = ':';
+    const bool whole = put_scalar(p, v);
+    out_.append(buf, static_cast<std::size_t>(p - buf));
+    if (whole) return;
+    after_key_ = true;
     value(v);
   }
 
  private:
+  // put_scalar(p, v): writes v at p and advances p when v needs no escaping and fits in
+  // kShort + 2 bytes; returns false, having written nothing, otherwise. Same text as value(v).
+  static bool put_scalar(char*& p, bool b) {
+    const std::string_view t = b ? "true" : "false";
+    std::memcpy(p, t.data(), t.size());
+    p += t.size();
+    return true;
+  }
+  template <typename Int>
+  requires(std::is_integral_v<Int> && !std::is_same_v<Int, bool>) static bool put_scalar(char*& p, Int v) {
+    p = std::to_chars(p, p + 24, v).ptr;
+    return true;
+  }
+  static bool put_scalar(char*& p, std::string_view s) {
+    if (s.size() > kShort) return false;
+    for (char c : s)
+      if (!plain(static_cast<unsigned char>(c))) return false;
+    *p++ = '"';
+    if (!s.empty()) std::memcpy(p, s.data(), s.size());
+    p += s.size();
+    *p++ = '"';
+    return true;
+  }
+  static bool put_scalar(char*& p, const std::string& s) { return put_scalar(p, std::string_view(s)); }
+  static bool put_scalar(char*& p, const char* s) { return put_scalar(p, std::string_view(s)); }
+  template <typename T>
+  static bool put_scalar(char*& p, const std::optional<T>& v) {
+    if (v) return put_scalar(p, *v);
+    std::memcpy(p, "null", 4);
+    p += 4;
+    return true;
+  }
   void open(char c) {
     comma();
     out_.push_back(c);
