@@ -299,6 +299,7 @@ void append_frames(std::vector<std::string_view>& frames, const Caps& caps, cons
 StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Part>& parts, const StackRecipe& r) {
   StackResult res;
   std::vector<std::string_view> frames;
+  Caps caps;  // one buffer for every line's captures (cleared per line), not an allocation each
   std::size_t li = from;
   int stacks = 0;
   for (std::size_t pi = 0;; ++pi) {
@@ -322,7 +323,7 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
           break;
         }
         if (starts_stack(ln)) break;
-        Caps caps;
+        caps.clear();
         if (pi + 1 < parts.size() && match_part(parts[pi + 1], ln, caps)) {
           append_frames(frames, caps, r);
           ++pi;
@@ -337,7 +338,7 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
           res.ok = false;
           break;
         }
-        Caps caps;
+        caps.clear();
         if (match_part(part, ln, caps)) {
           append_frames(frames, caps, r);
           break;
