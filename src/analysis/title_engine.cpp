@@ -386,6 +386,70 @@ std::string format_title(std::string_view fmt, const Caps& caps, const std::vect
   return out;
 }
 
+// The literal words of a line pattern: runs of characters outside its tokens, spaces and
+// '*'. Literal characters match themselves one after the other, so a line holds every
+// word of a pattern it matches.
+std::vector<std::string_view> literal_words(std::string_view pattern) {
+  if (!pattern.empty() && pattern[0] == '^') pattern.remove_prefix(1);
+  std::vector<std::string_view> words;
+  for (std::size_t i = 0; i < pattern.size();) {
+    const char c = pattern[i];
+    if (c == '{') {
+      const std::size_t close = pattern.find('}', i);
+      if (close == std::string_view::npos) break;
+      i = close + 1;
+    } else if (c == ' ' || c == '*') {
+      ++i;
+    } else {
+      std::size_t j = i;
+      while (j < pattern.size() && pattern[j] != ' ' && pattern[j] != '*' && pattern[j] != '{') ++j;
+      words.push_back(pattern.substr(i, j - i));
+      i = j;
+    }
+  }
+  return words;
+}
+
+// What a line must hold for a family's formats to be worth matching, worked out once
+// from the rule table: the leading literals of the formats' first title patterns (a
+// handful, shared: "BUG:", "WARNING:"), searched once per line, and each format's other
+// literal words ("KASAN:", "soft", "lockup"), checked before the pattern is run.
+struct FormatFilter {
+  std::size_t literal = 0;               // index into FamilyFilter::literals
+  std::vector<std::string_view> others;  // the first title pattern's other literal words
+};
+struct FamilyFilter {
+  std::vector<std::string_view> literals;
+  std::vector<FormatFilter> formats;  // parallel to Family::formats
+};
+
+const FamilyFilter& family_filter(const Family& fam) {
+  static const std::vector<FamilyFilter> filters = [] {  // immutable after construction
+    std::vector<FamilyFilter> all;
+    for (const Family& f : families()) {
+      FamilyFilter ff;
+      for (const Format& fmt : f.formats) {
+        FormatFilter one;
+        const std::string_view lit = pattern_literal(fmt.title.front());
+        while (one.literal < ff.literals.size() && ff.literals[one.literal] != lit) ++one.literal;
+        if (one.literal == ff.literals.size()) ff.literals.push_back(lit);
+        for (const std::string_view w : literal_words(fmt.title.front()))
+          if (w != lit) one.others.push_back(w);
+        ff.formats.push_back(std::move(one));
+      }
+      all.push_back(std::move(ff));
+    }
+    return all;
+  }();
+  return filters[static_cast<std::size_t>(&fam - families().data())];
+}
+
+bool holds_all(std::string_view line, const std::vector<std::string_view>& words) {
+  for (const std::string_view w : words)
+    if (!contains(line, w)) return false;
+  return true;
+}
+
 bool suppressed(const Family& fam, std::string_view line) {
   for (auto p : fam.suppress)
     if (find_pattern(p, line, nullptr)) return true;
@@ -427,27 +491,17 @@ std::optional<RuleTitle> title_from_rules(const Lines& lines) {
 
   // The format whose title matches earliest wins; on a tie, the first that yields a title.
   // Lines are walked once: the first line where some format's title matches decides.
-  // The formats' first title patterns share a handful of leading literals ("BUG:", "WARNING:"):
-  // each line is searched for those once, and formats whose literal it lacks are not tried.
-  std::vector<std::string_view> literals;
-  std::vector<std::size_t> literal_of;
-  literal_of.reserve(fam->formats.size());
-  for (const Format& f : fam->formats) {
-    const std::string_view lit = pattern_literal(f.title.front());
-    std::size_t k = 0;
-    while (k < literals.size() && literals[k] != lit) ++k;
-    if (k == literals.size()) literals.push_back(lit);
-    literal_of.push_back(k);
-  }
-  std::vector<char> line_has(literals.size());
+  // A format is tried on a line only when the line holds its literal words (family_filter).
+  const FamilyFilter& filter = family_filter(*fam);
+  std::vector<char> line_has(filter.literals.size());
   std::optional<RuleTitle> best;
   for (std::size_t li = start; li < lines.size() && !best; ++li) {
     bool matched_here = false;
-    for (std::size_t k = 0; k < literals.size(); ++k) line_has[k] = contains(lines[li], literals[k]);
+    for (std::size_t k = 0; k < filter.literals.size(); ++k) line_has[k] = contains(lines[li], filter.literals[k]);
     for (std::size_t fi = 0; fi < fam->formats.size(); ++fi) {
       const Format& f = fam->formats[fi];
       if (best) break;
-      if (!line_has[literal_of[fi]]) continue;
+      if (!line_has[filter.formats[fi].literal] || !holds_all(lines[li], filter.formats[fi].others)) continue;
       if (!find_pattern(f.title.front(), lines[li], nullptr)) continue;
       Caps tcaps;
       const auto at = match_lines(f.title, lines, li, tcaps);
