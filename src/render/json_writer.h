@@ -18,6 +18,18 @@ namespace btaudit {
 class JsonWriter {
  public:
   explicit JsonWriter(std::string& out) : out_(out) {}
+  JsonWriter(const JsonWriter&) = delete;
+  JsonWriter& operator=(const JsonWriter&) = delete;
+  ~JsonWriter() { flush(); }
+
+  // Moves what field() staged into the output string. Every other write does it first,
+  // so the string is complete after any container is closed; call it before reading the
+  // string in between.
+  void flush() {
+    if (staged_ == 0) return;
+    out_.append(stage_.data(), staged_);
+    staged_ = 0;
+  }
 
   void begin_object() { open('{'); }
   void end_object() { close('}'); }
@@ -27,9 +39,9 @@ class JsonWriter {
   void key(std::string_view k) {
     const bool sep = take_comma();
     if (!short_plain_string(sep, k, ':')) {
-      if (sep) out_.push_back(',');
+      if (sep) out().push_back(',');
       string_body(k);
-      out_.push_back(':');
+      out().push_back(':');
     }
     after_key_ = true;
   }
@@ -40,27 +52,27 @@ class JsonWriter {
   template <std::size_t N>
   void key(const char (&k)[N]) {
     static_assert(N > 1 && N <= kShort, "a key literal is a short name");
-    char buf[N + 3];
-    std::size_t n = 0;
-    if (take_comma()) buf[n++] = ',';
-    buf[n++] = '"';
-    std::memcpy(buf + n, k, N - 1);
-    n += N - 1;
-    buf[n++] = '"';
-    buf[n++] = ':';
-    out_.append(buf, n);
+    if (staged_ + N + 3 > stage_.size()) flush();
+    char* p = stage_.data() + staged_;
+    if (take_comma()) *p++ = ',';
+    *p++ = '"';
+    std::memcpy(p, k, N - 1);
+    p += N - 1;
+    *p++ = '"';
+    *p++ = ':';
+    staged_ = static_cast<std::size_t>(p - stage_.data());
     after_key_ = true;
   }
   void value(std::string_view s) {
     const bool sep = take_comma();
     if (short_plain_string(sep, s, '\0')) return;
-    if (sep) out_.push_back(',');
+    if (sep) out().push_back(',');
     string_body(s);
   }
   void value(const char* s) { value(std::string_view(s)); }
   void value(bool b) {
     comma();
-    out_ += b ? "true" : "false";
+    out() += b ? "true" : "false";
   }
   void value(std::int64_t v) { integer(take_comma(), v); }
   void value(std::uint64_t v) { integer(take_comma(), v); }
@@ -68,7 +80,7 @@ class JsonWriter {
   void value(unsigned v) { value(static_cast<std::uint64_t>(v)); }
   void null() {
     comma();
-    out_ += "null";
+    out() += "null";
   }
   template <typename T>
   void value(const std::optional<T>& v) {
@@ -89,8 +101,9 @@ class JsonWriter {
   template <std::size_t N, typename T>
   void field(const char (&k)[N], const T& v) {
     static_assert(N > 1 && N <= kShort, "a key literal is a short name");
-    char buf[N + kShort + 8];
-    char* p = buf;
+    if (staged_ + N + kShort + 8 > stage_.size()) flush();
+    char* const start = stage_.data() + staged_;
+    char* p = start;
     if (take_comma()) *p++ = ',';
     *p++ = '"';
     std::memcpy(p, k, N - 1);
@@ -98,7 +111,7 @@ class JsonWriter {
     *p++ = '"';
     *p++ = ':';
     const bool whole = put_scalar(p, v);
-    out_.append(buf, static_cast<std::size_t>(p - buf));
+    staged_ += static_cast<std::size_t>(p - start);
     if (whole) return;
     after_key_ = true;
     value(v);
@@ -139,15 +152,15 @@ class JsonWriter {
   }
   void open(char c) {
     comma();
-    out_.push_back(c);
+    out().push_back(c);
     first_.push_back(1);
   }
   void close(char c) {
-    out_.push_back(c);
+    out().push_back(c);
     if (!first_.empty()) first_.pop_back();
   }
   void comma() {
-    if (take_comma()) out_.push_back(',');
+    if (take_comma()) out().push_back(',');
   }
   // Whether a ',' must precede the next item; records that the container is no longer empty.
   bool take_comma() {
@@ -168,7 +181,7 @@ class JsonWriter {
     char* p = buf;
     if (sep) *p++ = ',';
     const auto res = std::to_chars(p, buf + sizeof buf, v);
-    out_.append(buf, static_cast<std::size_t>(res.ptr - buf));
+    out().append(buf, static_cast<std::size_t>(res.ptr - buf));
   }
   // Writes [,]"s"[tail] with one append when s is short and needs no escaping, which
   // is nearly every key and value of a report (a few appends per field would cost
@@ -186,7 +199,7 @@ class JsonWriter {
     n += s.size();
     buf[n++] = '"';
     if (tail) buf[n++] = tail;
-    out_.append(buf, n);
+    out().append(buf, n);
     return true;
   }
   // Printable ASCII other than '"' and '\\' is copied as it is. A table: this runs on every output byte.
@@ -197,38 +210,38 @@ class JsonWriter {
   }();
   static bool plain(unsigned char c) { return kPlain[c]; }
   void string_body(std::string_view s) {
-    out_.push_back('"');
+    out().push_back('"');
     for (std::size_t i = 0; i < s.size(); ++i) {
       // Almost every byte of a report is plain: copy runs of them with one append
       // instead of a push_back per byte, and escape only what is left.
       std::size_t run = i;
       while (run < s.size() && plain(static_cast<unsigned char>(s[run]))) ++run;
       if (run != i) {
-        out_.append(s.data() + i, run - i);
+        out().append(s.data() + i, run - i);
         i = run;
         if (i == s.size()) break;
       }
       const unsigned char c = static_cast<unsigned char>(s[i]);
       switch (c) {
-        case '"': out_ += "\\\""; break;
-        case '\\': out_ += "\\\\"; break;
-        case '\n': out_ += "\\n"; break;
-        case '\r': out_ += "\\r"; break;
-        case '\t': out_ += "\\t"; break;
+        case '"': out() += "\\\""; break;
+        case '\\': out() += "\\\\"; break;
+        case '\n': out() += "\\n"; break;
+        case '\r': out() += "\\r"; break;
+        case '\t': out() += "\\t"; break;
         default:
           if (c < 0x20 || c == 0x7f) {
             static constexpr char kHex[] = "0123456789abcdef";
-            out_ += "\\u00";
-            out_.push_back(kHex[c >> 4]);
-            out_.push_back(kHex[c & 15]);
+            out() += "\\u00";
+            out().push_back(kHex[c >> 4]);
+            out().push_back(kHex[c & 15]);
           } else if (c >= 0x80) {
             append_utf8_or_replacement(s, i);
           } else {
-            out_.push_back(static_cast<char>(c));
+            out().push_back(static_cast<char>(c));
           }
       }
     }
-    out_.push_back('"');
+    out().push_back('"');
   }
   // Copies one valid UTF-8 sequence, or writes U+FFFD for an invalid byte:
   // console logs hold arbitrary bytes and the output must stay valid JSON.
@@ -252,14 +265,24 @@ class JsonWriter {
       ok = !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);
     }
     if (!ok) {
-      out_ += "\xef\xbf\xbd";
+      out() += "\xef\xbf\xbd";
       return;
     }
-    out_.append(s.substr(i, n));
+    out().append(s.substr(i, n));
     i += n - 1;
   }
 
+  // The output, once what field() staged is in it.
+  std::string& out() {
+    flush();
+    return out_;
+  }
+
   std::string& out_;
+  // Fields with literal keys and plain values are written here and reach out_ together,
+  // one append for a frame's dozen fields instead of one each.
+  std::array<char, 4096> stage_;
+  std::size_t staged_ = 0;
   std::vector<char> first_;  // per open container: nothing written in it yet (not vector<bool>: hot)
   bool after_key_ = false;
 };
