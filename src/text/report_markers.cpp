@@ -1,6 +1,9 @@
 #include "text/report_markers.h"
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -137,11 +140,34 @@ constexpr Rule kRules[] = {
 // Subsystem prefixes (pr_fmt) that stand before some start lines.
 constexpr std::string_view kPrefixes[] = {"watchdog: ", "NMI watchdog: ", "rcu: ", "kernel: "};
 
-// Index of the rules by first character: most lines fail here without a compare.
+// A line's first eight bytes as one word, zero past its end (both sides of a compare
+// are made this way, so the byte order does not matter).
+std::uint64_t head_word(std::string_view s) {
+  std::uint64_t w = 0;
+  std::memcpy(&w, s.data(), std::min<std::size_t>(s.size(), sizeof w));
+  return w;
+}
+
+// Index of the rules by first character: most lines fail here without a compare. Lines
+// that share a first character with a rule are common (register rows, "INFO:", "BUG:"
+// lines), and so are rules sharing one ("BUG: ..." and "INFO: ..."): each rule's first
+// eight bytes are compared as one word before the rest is.
+struct IndexedRule {
+  std::uint64_t head = 0;  // head_word of the prefix's first eight bytes
+  std::uint64_t mask = 0;  // the bytes of head that the prefix fills
+  const Rule* rule = nullptr;
+};
 struct RuleIndex {
-  std::array<std::vector<const Rule*>, 128> by_first{};
+  std::array<std::vector<IndexedRule>, 128> by_first{};
   RuleIndex() {
-    for (const Rule& r : kRules) by_first[static_cast<unsigned char>(r.prefix[0]) & 0x7f].push_back(&r);
+    for (const Rule& r : kRules) {
+      IndexedRule ir;
+      ir.head = head_word(r.prefix);
+      const std::size_t n = std::min<std::size_t>(r.prefix.size(), 8);
+      ir.mask = n == 8 ? ~std::uint64_t{0} : head_word(std::string_view("\xff\xff\xff\xff\xff\xff\xff", n));
+      ir.rule = &r;
+      by_first[static_cast<unsigned char>(r.prefix[0]) & 0x7f].push_back(ir);
+    }
   }
 };
 
@@ -250,8 +276,10 @@ bool is_benign_start(std::string_view s) {
 std::optional<StartMarker> match_rules(std::string_view s) {
   const unsigned char c = static_cast<unsigned char>(s[0]);
   if (c >= 128) return std::nullopt;
-  for (const Rule* r : rule_index().by_first[c]) {
-    if (s.starts_with(r->prefix)) {
+  const std::uint64_t head = head_word(s);
+  for (const IndexedRule& ir : rule_index().by_first[c]) {
+    const Rule* r = ir.rule;
+    if ((head & ir.mask) == ir.head && s.starts_with(r->prefix)) {
       if (is_benign_start(s)) return std::nullopt;
       return StartMarker{r->kind, r->join, s};
     }
