@@ -250,18 +250,20 @@ void ReportBuilder::apply_markers(const std::vector<StackMarker>& markers, std::
   }
 }
 
-void ReportBuilder::add_frame(Frame&& f, std::uint32_t line) {
-  // Room for a typical trace at once: a Frame is large, and every regrowth moves them all.
-  if (report_.frames.empty()) report_.frames.reserve(32);
+void ReportBuilder::add_frame(const FrameText& text, std::uint32_t line) {
   if (report_.sections.empty() || report_.sections.back().trace != report_.traces.size() - 1) {
     set_stack(stack_, exception_, line);  // implicit first section of this trace
     saw_marker_in_trace_ = false;
   }
+  // Room for a typical trace at once: a Frame is large, and every regrowth moves them all.
+  if (report_.frames.empty()) report_.frames.reserve(32);
+  // Made in place, once: constructing and moving a Frame costs more than filling it.
+  Frame& f = report_.frames.emplace_back();
+  text.fill(f);
   f.stack = stack_;
   f.exception = exception_;
   f.line = line;
   f.trace = static_cast<std::uint32_t>(report_.traces.size() - 1);
-  report_.frames.push_back(std::move(f));
   report_.sections.back().frame_count++;
 }
 
@@ -612,9 +614,9 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
     touch(line.number);
     std::string_view rest = trim(s.substr(s.find(':') + 1));
     if (!rest.empty()) {
-      if (auto tl = parse_trace_line(rest); tl && tl->frame) {
+      if (auto tl = parse_trace_text(rest); tl && tl->frame) {
         apply_markers(tl->markers, line.number);
-        add_frame(std::move(*tl->frame), line.number);
+        add_frame(*tl->frame, line.number);
         return Effect::TraceFrame;
       }
     }
@@ -641,12 +643,12 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
   }
   if (last_break_next_) {
     last_break_next_ = false;
-    if (auto tl = parse_trace_line(text); tl && tl->frame) {
+    if (auto tl = parse_trace_text(text); tl && tl->frame) {
       CodeLocation loc;
-      loc.function = tl->frame->function;
+      if (tl->frame->function) loc.function = std::string(*tl->frame->function);
       loc.offset = tl->frame->offset;
       loc.size = tl->frame->size;
-      loc.module = tl->frame->module;
+      if (tl->frame->module) loc.module = std::string(*tl->frame->module);
       loc.address = tl->frame->address;
       report_.last_break = std::move(loc);
       touch(line.number);
@@ -657,7 +659,7 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
   const char first = text.empty() ? '\0' : text[0];
   const bool frame_shaped = in_trace_ || first == ' ' || first == '\t' || first == '[' || first == '(' || first == '<';
   if (frame_shaped) {
-    if (auto tl = parse_trace_line(text)) {
+    if (auto tl = parse_trace_text(text)) {
       if (!in_trace_) {
         // Frames with no "Call Trace:" header: KASAN/KMSAN/KFENCE access stacks, lockdep chains.
         start_trace(pending_label_.empty() ? std::string("Call Trace") : pending_label_, line.number,
@@ -667,7 +669,7 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
       apply_markers(tl->markers, line.number);
       touch(line.number);
       if (tl->frame) {
-        add_frame(std::move(*tl->frame), line.number);
+        add_frame(*tl->frame, line.number);
         return Effect::TraceFrame;
       }
       return Effect::Consumed;

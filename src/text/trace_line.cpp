@@ -103,7 +103,7 @@ bool looks_like_source(std::string_view w) {
   return path.find('.') != std::string_view::npos || path.find('/') != std::string_view::npos;
 }
 
-void parse_suffixes(std::string_view s, Frame& f) {
+void parse_suffixes(std::string_view s, FrameText& f) {
   // The words after the symbol: "[mod]", "[mod buildid]", "file.c:12", "[inline]", "(C)", "(unreliable)".
   for (int guard = 0; guard < 8; ++guard) {
     s = trim_left(s);
@@ -120,10 +120,10 @@ void parse_suffixes(std::string_view s, Frame& f) {
       const std::size_t sp = inside.find(' ');
       std::string_view mod = inside.substr(0, sp);
       if (mod.empty()) continue;
-      f.module = std::string(mod);
+      f.module = mod;
       if (sp != std::string_view::npos) {
         std::string_view id = trim(inside.substr(sp + 1));
-        if (!id.empty()) f.build_id = std::string(id);
+        if (!id.empty()) f.build_id = id;
       }
       continue;
     }
@@ -137,7 +137,7 @@ void parse_suffixes(std::string_view s, Frame& f) {
     const std::size_t sp = s.find(' ');
     std::string_view word = s.substr(0, sp);
     if (word == "from") return;  // arm: "... from [<caller>] (caller+0x1/0x2)": the caller is the next line's frame
-    if (!f.source && looks_like_source(word)) f.source = std::string(word);
+    if (!f.source && looks_like_source(word)) f.source = word;
     if (sp == std::string_view::npos) return;
     s.remove_prefix(sp);
   }
@@ -173,8 +173,29 @@ std::optional<SymbolRef> parse_symbol_ref(std::string_view& s) {
   return r;
 }
 
+void FrameText::fill(Frame& f) const {
+  if (function) f.function = std::string(*function);
+  if (offset) f.offset = offset;
+  if (size) f.size = size;
+  if (module) f.module = std::string(*module);
+  if (build_id) f.build_id = std::string(*build_id);
+  if (address) f.address = address;
+  if (source) f.source = std::string(*source);
+  if (inlined) f.inlined = true;
+  if (printed_unreliable) f.printed_unreliable = true;
+}
+
 std::optional<TraceLine> parse_trace_line(std::string_view text) {
-  TraceLine out;
+  std::optional<TraceText> t = parse_trace_text(text);
+  if (!t) return std::nullopt;
+  std::optional<TraceLine> out(std::in_place);
+  out->markers = std::move(t->markers);
+  if (t->frame) t->frame->fill(out->frame.emplace());
+  return out;
+}
+
+std::optional<TraceText> parse_trace_text(std::string_view text) {
+  TraceText out;
   std::string_view s = trim_left(text);
   if (s.empty()) return std::nullopt;
 
@@ -190,8 +211,7 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
     return out;
   }
 
-  // Built in place: a Frame is large (debuginfo slots included) and moving it costs.
-  Frame& f = out.frame.emplace();
+  FrameText& f = out.frame.emplace();
   bool s390_paren = false;
   if (s[0] == '(' && s.size() > 2 && s[1] == '[') {  // s390: "([<...>] foo+0x1/0x2)" is unreliable
     s390_paren = true;
@@ -208,7 +228,7 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
       s = trim_left(s);
     } else {
       out.frame.reset();
-      return out.markers.empty() ? std::nullopt : std::optional<TraceLine>(std::move(out));
+      return out.markers.empty() ? std::nullopt : std::optional<TraceText>(std::move(out));
     }
   }
   if (consume(s, "? ")) {
@@ -218,7 +238,7 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
   const bool paren = consume(s, "(");  // arm: "(foo+0x0/0x10c)"
   const auto no_frame = [&out]() {
     out.frame.reset();
-    return out.markers.empty() ? std::nullopt : std::optional<TraceLine>(std::move(out));
+    return out.markers.empty() ? std::nullopt : std::optional<TraceText>(std::move(out));
   };
   if (!paren && starts_with_hex_literal(s)) {
     // A raw address with no symbol: " 0xffffffffc0123456", "? 0xffffffffc0123456",
@@ -239,7 +259,7 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
     // arm without offsets: "[<c0014318>] (dump_backtrace_log_lvl) from [<c001457c>] (show_stack+0x24/0x2c)".
     std::string_view rest = trim_left(t);
     if (!f.address || !(rest.empty() || rest.starts_with("from "))) return no_frame();
-    f.function = std::string(name);
+    f.function = name;
     return out;
   }
   if (!name.empty() && consume(t, "+")) {
@@ -251,7 +271,7 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
       if (!size) return no_frame();
       f.size = *size;
     }
-    f.function = std::string(name);
+    f.function = name;
     if (paren) consume(t, ")");
     parse_suffixes(t, f);
   } else if (!name.empty() && !paren && !f.address && t.starts_with(" from ")) {
@@ -260,13 +280,13 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
     // "[<pc>] (foo+0x0/0x10c) from [<lr>] (bar+0x18/0x1c)" form, the frame is the first name.
     std::string_view from = t.substr(6);
     if (!parse_symbol_ref(from)) return no_frame();
-    f.function = std::string(name);
+    f.function = name;
   } else if (!name.empty() && !paren && !t.empty() && t[0] == ' ') {
     // Symbolized inline frame without offset: " __dump_stack lib/dump_stack.c:17 [inline]".
     std::string_view rest = trim_left(t);
     const std::string_view word = rest.substr(0, rest.find(' '));
     if (!looks_like_source(word)) return no_frame();
-    f.function = std::string(name);
+    f.function = name;
     parse_suffixes(rest, f);
   } else if (f.address && name.empty() && (t.empty() || is_space(t[0]))) {
     // "[<ffffffff81234567>] 0xffffffff81234567" or an address with no symbol at all.
