@@ -16,15 +16,31 @@ using Caps = std::vector<std::string_view>;
 
 bool contains(std::string_view s, std::string_view n) { return s.find(n) != std::string_view::npos; }
 
-// Lines that start another stack: a stack being read ends there.
+// "Call Trace" or "Call trace", with one search.
+bool has_call_trace(std::string_view s) {
+  for (std::size_t at = s.find("Call "); at != std::string_view::npos; at = s.find("Call ", at + 1)) {
+    const std::string_view rest = s.substr(at + 5);
+    if (rest.starts_with("Trace") || rest.starts_with("trace")) return true;
+  }
+  return false;
+}
+
+// Lines that start another stack: a stack being read ends there. Runs on every line of
+// every stack; the phrases are grouped by a word they share ("Allocated", "Freed",
+// "acktrace"), so a line that holds none costs one search per group.
 bool starts_stack(std::string_view s) {
   // Every stack start has a ':' but "Call Trace" cut short; frame lines mostly have none.
-  if (s.find(':') == std::string_view::npos) return contains(s, "Call Trace") || contains(s, "Call trace");
-  if (contains(s, "Call Trace") || contains(s, "Call trace") || contains(s, "Allocated:") || contains(s, "Freed:") ||
-      contains(s, "Backtrace:") || contains(s, "Uninit was stored to memory at"))
+  if (s.find(':') == std::string_view::npos) return has_call_trace(s);
+  if (has_call_trace(s)) return true;
+  const bool allocated = contains(s, "Allocated");
+  const bool freed = contains(s, "Freed");
+  const bool acktrace = contains(s, "acktrace");
+  if ((allocated && contains(s, "Allocated:")) || (freed && contains(s, "Freed:")) ||
+      (acktrace && contains(s, "Backtrace:")) || contains(s, "Uninit was stored to memory at"))
     return true;
-  if ((contains(s, "Allocated by task ") || contains(s, "Freed by task ")) && s.find(':') != std::string_view::npos)
+  if ((allocated && contains(s, "Allocated by task ")) || (freed && contains(s, "Freed by task ")))
     return find_pattern("{A:Allocated|Freed} by task {D}:", s, nullptr);
+  if (!acktrace) return false;
   // " backtrace:" (kmemleak, maybe with a crc) but not lockdep's "stack backtrace:".
   for (std::size_t at = s.find(" backtrace"); at != std::string_view::npos; at = s.find(" backtrace", at + 1)) {
     if (at == 0 || s[at - 1] == 'k') continue;
@@ -329,7 +345,9 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
           ++pi;
           break;
         }
-        if (frame_names(ln, caps)) append_frames(frames, caps, r);
+        // Once the extractor has what it will look at, later frames change nothing: the
+        // lines are still read for the part that ends the stack and for fault injection.
+        if (!enough_frames(frames, r) && frame_names(ln, caps)) append_frames(frames, caps, r);
       }
     } else {
       while (li < lines.size()) {
