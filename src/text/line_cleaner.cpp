@@ -170,7 +170,9 @@ CleanLine clean_line(std::string_view raw, std::uint32_t number) {
       const std::size_t open = s.find('[', from);
       if (open == std::string_view::npos) break;
       std::string_view t = s.substr(open);
-      if (strip_timestamp(t)) {
+      // A timestamp's '[' is followed by a space or a digit; most brackets on such lines
+      // ("[<ffffffff81234567>]", "[mod]") are not, and need no closer look.
+      if (t.size() > 1 && (t[1] == ' ' || is_digit(t[1])) && strip_timestamp(t)) {
         out.had_timestamp = true;
         if (t.size() > 1 && t[0] == ' ' && t[1] == '[') t.remove_prefix(1);
         char kind = 0;
