@@ -66,8 +66,9 @@ void LogParser::keep_text(const ReportBuilder& b, ReportText& text, const CleanL
   // end a console report's text: their frames would pass for the report's.
   if (!b.caller_kind() && !text.lines.empty() &&
       (s.find("vmalloc: allocation failure:") != std::string_view::npos ||
-       s.find("FAULT_INJECTION: forcing a failure") != std::string_view::npos ||
-       s.find("FAULT_FLAG_ALLOW_RETRY missing") != std::string_view::npos)) {
+       (s.find("FAULT_") != std::string_view::npos &&  // one search for the two FAULT_ messages
+        (s.find("FAULT_INJECTION: forcing a failure") != std::string_view::npos ||
+         s.find("FAULT_FLAG_ALLOW_RETRY missing") != std::string_view::npos)))) {
     text.stopped = true;
     return;
   }
