@@ -15,6 +15,13 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+// SSSE3's byte shuffle tests a byte against a whole set in a few operations (two
+// 16-entry tables indexed by the byte's nibbles); it is not in the x86-64 baseline, so
+// it is used when the CPU has it (checked once) and SSE2 compares are used otherwise.
+#if defined(__SSE2__) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define BTAUDIT_WORD_STARTS_SSSE3 1
+#include <tmmintrin.h>
+#endif
 
 #include "text/scan.h"
 
@@ -39,6 +46,25 @@ class WordStartFinder {
 #if defined(__SSE2__)
     if (count_ == 0) vector_ = false;
     for (std::size_t k = count_; k < kLanes; ++k) splat_[k] = splat_[0];
+#endif
+#if defined(BTAUDIT_WORD_STARTS_SSSE3)
+    ssse3_ = __builtin_cpu_supports("ssse3") && nibble_tables(first_, start_lo_, start_hi_) &&
+             nibble_tables(ident_, ident_lo_, ident_hi_);
+#endif
+  }
+
+  // Whether the SSSE3 path is in use (tests compare it with the others).
+  bool uses_ssse3() const {
+#if defined(BTAUDIT_WORD_STARTS_SSSE3)
+    return ssse3_;
+#else
+    return false;
+#endif
+  }
+  // Keeps to the SSE2 (or byte-by-byte) path, for tests.
+  void disable_ssse3() {
+#if defined(BTAUDIT_WORD_STARTS_SSSE3)
+    ssse3_ = false;
 #endif
   }
 
@@ -69,6 +95,9 @@ class WordStartFinder {
 #if defined(__SSE2__)
   // One bit per position p..p+15 (p >= 1) that is a candidate.
   unsigned candidates(const unsigned char* p) const {
+#if defined(BTAUDIT_WORD_STARTS_SSSE3)
+    if (ssse3_) return candidates_ssse3(p);
+#endif
     const __m128i cur = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     const auto mask = static_cast<unsigned>(_mm_movemask_epi8(any_equal(cur, std::make_index_sequence<kLanes>())));
     if (mask == 0) return 0;
@@ -101,6 +130,45 @@ class WordStartFinder {
                      _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('.')), _mm_cmpeq_epi8(v, _mm_set1_epi8('$'))));
     return static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(letter, digit), other)));
   }
+#if defined(BTAUDIT_WORD_STARTS_SSSE3)
+  // Nibble tables for a byte set: each high nibble present in the set gets a bit; lo[l]
+  // holds the bits of the high nibbles h for which byte h:l is in the set and hi[h] the
+  // bit of h, so a byte is in the set exactly when lo[l] & hi[h] is not zero. False (no
+  // tables) when the set spans more than eight high nibbles.
+  static bool nibble_tables(const std::array<bool, 256>& set, __m128i& lo, __m128i& hi) {
+    alignas(16) std::array<unsigned char, 16> lo_bytes{};
+    alignas(16) std::array<unsigned char, 16> hi_bytes{};
+    unsigned next_bit = 0;
+    for (unsigned h = 0; h < 16; ++h) {
+      bool any = false;
+      for (unsigned l = 0; l < 16; ++l) any = any || set[h * 16 + l];
+      if (!any) continue;
+      if (next_bit == 8) return false;
+      const auto bit = static_cast<unsigned char>(1U << next_bit++);
+      hi_bytes[h] = bit;
+      for (unsigned l = 0; l < 16; ++l)
+        if (set[h * 16 + l]) lo_bytes[l] = static_cast<unsigned char>(lo_bytes[l] | bit);
+    }
+    lo = _mm_load_si128(reinterpret_cast<const __m128i*>(lo_bytes.data()));
+    hi = _mm_load_si128(reinterpret_cast<const __m128i*>(hi_bytes.data()));
+    return true;
+  }
+  // One bit per byte of v that is in the set of the tables.
+  __attribute__((target("ssse3"))) static unsigned in_set_ssse3(__m128i v, __m128i lo, __m128i hi) {
+    const __m128i nibble = _mm_set1_epi8(0x0f);
+    const __m128i l = _mm_shuffle_epi8(lo, _mm_and_si128(v, nibble));
+    const __m128i h = _mm_shuffle_epi8(hi, _mm_and_si128(_mm_srli_epi16(v, 4), nibble));
+    const __m128i none = _mm_cmpeq_epi8(_mm_and_si128(l, h), _mm_setzero_si128());
+    return ~static_cast<unsigned>(_mm_movemask_epi8(none)) & 0xffffU;
+  }
+  __attribute__((target("ssse3"))) unsigned candidates_ssse3(const unsigned char* p) const {
+    const unsigned in_set = in_set_ssse3(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), start_lo_, start_hi_);
+    if (in_set == 0) return 0;
+    return in_set & ~in_set_ssse3(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p - 1)), ident_lo_, ident_hi_);
+  }
+  __m128i start_lo_{}, start_hi_{}, ident_lo_{}, ident_hi_{};
+  bool ssse3_ = false;
+#endif
   static constexpr std::size_t kLanes = 16;
   __m128i splat_[kLanes]{};  // each start byte, repeated in all 16 lanes
   std::size_t count_ = 0;

@@ -51,19 +51,24 @@ BOOST_AUTO_TEST_CASE(stops_at_the_first_accepted_candidate) {
   BOOST_TEST(!f.find(t, 60, [&](std::size_t i) { return t[i] == 'b'; }));
 }
 
-// Every length and end around the 16-byte blocks, bytes of every class including >= 0x80.
+// Every length and end around the 16-byte blocks, bytes of every class including >= 0x80,
+// on each path the CPU offers (SSSE3 when it has it, then SSE2 or the plain loop).
 BOOST_AUTO_TEST_CASE(agrees_with_a_byte_by_byte_search) {
   const std::string firsts = "BWIgkKdiUsPS";
-  const WordStartFinder f(firsts);
-  const std::string alphabet = "BWIgkKdiUsPS xyzQ09_.$-:[]/+\x80\xff\t";
-  std::mt19937 rng(42);
-  for (std::size_t len = 0; len < 80; ++len) {
-    for (int round = 0; round < 40; ++round) {
-      std::string s(len, ' ');
-      for (char& c : s) c = alphabet[rng() % alphabet.size()];
-      for (std::size_t end = 0; end <= len; end += 1 + end / 8)
-        BOOST_TEST(found(f, s, end) == reference(firsts, s, end), boost::test_tools::per_element());
+  WordStartFinder f(firsts);
+  const std::string alphabet = "BWIgkKdiUsPS xyzQ09_.$-:[]/+@`{\x80\xff\t";
+  for (int path = 0; path < 2; ++path) {
+    BOOST_TEST_MESSAGE("SSSE3 path: " << f.uses_ssse3());
+    std::mt19937 rng(42);
+    for (std::size_t len = 0; len < 80; ++len) {
+      for (int round = 0; round < 40; ++round) {
+        std::string s(len, ' ');
+        for (char& c : s) c = alphabet[rng() % alphabet.size()];
+        for (std::size_t end = 0; end <= len; end += 1 + end / 8)
+          BOOST_TEST(found(f, s, end) == reference(firsts, s, end), boost::test_tools::per_element());
+      }
     }
+    f.disable_ssse3();
   }
 }
 
