@@ -137,8 +137,8 @@ std::string_view strip_syscall_prefix(std::string_view f) {
                                             "__arm64_",  "____sys_",  "___sys_",      "__sys_",      "__se_",
                                             "__se_sys_", "__do_sys_", "compat_SYSC_", "compat_SyS_", "ksys_"};
   std::string_view best = f;
-  for (auto p : kPrefixes)
-    if (f.starts_with(p) && f.size() - p.size() < best.size()) best = f.substr(p.size());
+  for (auto p : kPrefixes)  // first byte first: a memcmp call per prefix costs more than the compare
+    if (!f.empty() && f[0] == p[0] && f.starts_with(p) && f.size() - p.size() < best.size()) best = f.substr(p.size());
   return best;
 }
 

@@ -95,7 +95,7 @@ bool is_register_line(std::string_view s) {
 // A line of a raw hex stack dump ("Stack:" block of <= 4.10 kernels, arm's
 // "Exception stack(0x... to 0x...)" block with its "5bc0: 00000000 ..." rows).
 bool is_hex_dump_line(std::string_view s) {
-  if (s.starts_with("Exception stack(")) return true;
+  if (starts(s, "Exception stack(")) return true;
   if (s.size() > 5 && s[4] == ':' && is_hex(s[0]) && is_hex(s[1]) && is_hex(s[2]) && is_hex(s[3]))
     s.remove_prefix(5);  // arm row offset
   int words = 0;
@@ -363,7 +363,7 @@ std::string_view ReportBuilder::parse_taint(std::string_view t) {
 // ("3.6.0-rc1-wl+ #296 Tainted: G        W", "4.4.0 #11 Not tainted") and the
 // hung-task line ("      Not tainted 5.10.0 #1").
 bool ReportBuilder::parse_release_taint_line(std::string_view s) {
-  if (s.starts_with("Not tainted") || s.starts_with("Tainted: ")) {
+  if (starts(s, "Not tainted") || starts(s, "Tainted: ")) {
     parse_taint(s);
     return true;
   }
@@ -607,8 +607,8 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
     return Effect::Ignored;
   }
 
-  if (s.starts_with("Call Trace:") || s.starts_with("Call trace:") || s == "Backtrace:" ||
-      s.starts_with("backtrace:") || s.starts_with("Call Trace: ")) {
+  if (starts(s, "Call Trace:") || starts(s, "Call trace:") || s == "Backtrace:" || starts(s, "backtrace:") ||
+      starts(s, "Call Trace: ")) {
     start_trace(pending_label_.empty() ? std::string("Call Trace") : pending_label_, line.number,
                 !is_auxiliary_label(pending_label_));
     touch(line.number);
