@@ -191,13 +191,23 @@ std::string sanitize(std::string_view s) {
 }  // namespace
 
 std::string normalize_title(std::string_view title) {
-  std::string t = drop_executor_ids(title);
+  // A pass whose trigger ('.', '+', '#', a digit, "syz") is nowhere in its input returns
+  // the input unchanged, and most titles ("KASAN: use-after-free Read in foo") hold few
+  // triggers: those passes are skipped. No pass adds a trigger, so the title decides.
+  bool dot = false, plus = false, hash = false, digit = false;
+  for (const char c : title) {
+    dot = dot || c == '.';
+    plus = plus || c == '+';
+    hash = hash || c == '#';
+    digit = digit || is_digit(c);
+  }
+  std::string t = title.find("syz") != std::string_view::npos ? drop_executor_ids(title) : std::string(title);
   t = addresses(t);
-  t = ip_addresses(t);
-  t = line_numbers(t);
-  t = symbol_offsets(t);
-  t = cpu_numbers(t);
-  t = numbers(t);
+  if (dot) t = ip_addresses(t);     // a.b.c.d
+  if (dot) t = line_numbers(t);     // .c:123
+  if (plus) t = symbol_offsets(t);  // +0x1/0x2
+  if (hash) t = cpu_numbers(t);     // CPU#1
+  if (digit) t = numbers(t);
   return sanitize(t);
 }
 
