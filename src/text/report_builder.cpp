@@ -614,9 +614,9 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
     touch(line.number);
     std::string_view rest = trim(s.substr(s.find(':') + 1));
     if (!rest.empty()) {
-      if (auto tl = parse_trace_text(rest); tl && tl->frame) {
-        apply_markers(tl->markers, line.number);
-        add_frame(*tl->frame, line.number);
+      if (parse_trace_text(rest, trace_) && trace_.has_frame) {
+        apply_markers(trace_.markers, line.number);
+        add_frame(trace_.frame, line.number);
         return Effect::TraceFrame;
       }
     }
@@ -643,13 +643,14 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
   }
   if (last_break_next_) {
     last_break_next_ = false;
-    if (auto tl = parse_trace_text(text); tl && tl->frame) {
+    if (parse_trace_text(text, trace_) && trace_.has_frame) {
+      const FrameText& f = trace_.frame;
       CodeLocation loc;
-      if (tl->frame->function) loc.function = std::string(*tl->frame->function);
-      loc.offset = tl->frame->offset;
-      loc.size = tl->frame->size;
-      if (tl->frame->module) loc.module = std::string(*tl->frame->module);
-      loc.address = tl->frame->address;
+      if (!f.function.empty()) loc.function = std::string(f.function);
+      loc.offset = f.offset;
+      loc.size = f.size;
+      if (!f.module.empty()) loc.module = std::string(f.module);
+      loc.address = f.address;
       report_.last_break = std::move(loc);
       touch(line.number);
       return Effect::Consumed;
@@ -659,17 +660,17 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
   const char first = text.empty() ? '\0' : text[0];
   const bool frame_shaped = in_trace_ || first == ' ' || first == '\t' || first == '[' || first == '(' || first == '<';
   if (frame_shaped) {
-    if (auto tl = parse_trace_text(text)) {
+    if (parse_trace_text(text, trace_)) {
       if (!in_trace_) {
         // Frames with no "Call Trace:" header: KASAN/KMSAN/KFENCE access stacks, lockdep chains.
         start_trace(pending_label_.empty() ? std::string("Call Trace") : pending_label_, line.number,
                     !is_auxiliary_label(pending_label_));
       }
       non_frame_in_trace_ = 0;
-      apply_markers(tl->markers, line.number);
+      apply_markers(trace_.markers, line.number);
       touch(line.number);
-      if (tl->frame) {
-        add_frame(*tl->frame, line.number);
+      if (trace_.has_frame) {
+        add_frame(trace_.frame, line.number);
         return Effect::TraceFrame;
       }
       return Effect::Consumed;

@@ -70,6 +70,7 @@ class ReportBuilder {
   bool line_had_timestamp_ = false;    // of the line being added
   bool modules_timestamped_ = false;   // the "Modules linked in:" line had a timestamp
   bool last_break_next_ = false;       // s390: the next frame-shaped line is the last breaking event
+  TraceText trace_;                    // the trace line being read, reused from line to line
 };
 
 }  // namespace btaudit

@@ -137,7 +137,7 @@ void parse_suffixes(std::string_view s, FrameText& f) {
     const std::size_t sp = s.find(' ');
     std::string_view word = s.substr(0, sp);
     if (word == "from") return;  // arm: "... from [<caller>] (caller+0x1/0x2)": the caller is the next line's frame
-    if (!f.source && looks_like_source(word)) f.source = word;
+    if (f.source.empty() && looks_like_source(word)) f.source = word;
     if (sp == std::string_view::npos) return;
     s.remove_prefix(sp);
   }
@@ -174,30 +174,45 @@ std::optional<SymbolRef> parse_symbol_ref(std::string_view& s) {
 }
 
 void FrameText::fill(Frame& f) const {
-  if (function) f.function = std::string(*function);
+  if (!function.empty()) f.function = std::string(function);
   if (offset) f.offset = offset;
   if (size) f.size = size;
-  if (module) f.module = std::string(*module);
-  if (build_id) f.build_id = std::string(*build_id);
+  if (!module.empty()) f.module = std::string(module);
+  if (!build_id.empty()) f.build_id = std::string(build_id);
   if (address) f.address = address;
-  if (source) f.source = std::string(*source);
+  if (!source.empty()) f.source = std::string(source);
   if (inlined) f.inlined = true;
   if (printed_unreliable) f.printed_unreliable = true;
 }
 
+// Field by field: assigning a fresh FrameText would zero the whole object (a rep stos in
+// the profile, on every trace line).
+void FrameText::reset() {
+  function = {};
+  offset.reset();
+  size.reset();
+  module = {};
+  build_id = {};
+  address.reset();
+  source = {};
+  inlined = false;
+  printed_unreliable = false;
+}
+
 std::optional<TraceLine> parse_trace_line(std::string_view text) {
-  std::optional<TraceText> t = parse_trace_text(text);
-  if (!t) return std::nullopt;
+  TraceText t;
+  if (!parse_trace_text(text, t)) return std::nullopt;
   std::optional<TraceLine> out(std::in_place);
-  out->markers = std::move(t->markers);
-  if (t->frame) t->frame->fill(out->frame.emplace());
+  out->markers = std::move(t.markers);
+  if (t.has_frame) t.frame.fill(out->frame.emplace());
   return out;
 }
 
-std::optional<TraceText> parse_trace_text(std::string_view text) {
-  TraceText out;
+bool parse_trace_text(std::string_view text, TraceText& out) {
+  out.markers.clear();
+  out.has_frame = false;
   std::string_view s = trim_left(text);
-  if (s.empty()) return std::nullopt;
+  if (s.empty()) return false;
 
   // Markers: on a line of their own (4.10+) or inline before a frame (<= 4.9).
   for (int i = 0; i < 4; ++i) {
@@ -206,12 +221,11 @@ std::optional<TraceText> parse_trace_text(std::string_view text) {
     out.markers.push_back(std::move(*m));
     s = trim_left(s);
   }
-  if (s.empty()) {
-    if (out.markers.empty()) return std::nullopt;
-    return out;
-  }
+  if (s.empty()) return !out.markers.empty();
 
-  FrameText& f = out.frame.emplace();
+  FrameText& f = out.frame;
+  f.reset();
+  out.has_frame = true;
   bool s390_paren = false;
   if (s[0] == '(' && s.size() > 2 && s[1] == '[') {  // s390: "([<...>] foo+0x1/0x2)" is unreliable
     s390_paren = true;
@@ -227,8 +241,8 @@ std::optional<TraceText> parse_trace_text(std::string_view text) {
       f.address = ip;
       s = trim_left(s);
     } else {
-      out.frame.reset();
-      return out.markers.empty() ? std::nullopt : std::optional<TraceText>(std::move(out));
+      out.has_frame = false;
+      return !out.markers.empty();
     }
   }
   if (consume(s, "? ")) {
@@ -237,8 +251,8 @@ std::optional<TraceText> parse_trace_text(std::string_view text) {
   }
   const bool paren = consume(s, "(");  // arm: "(foo+0x0/0x10c)"
   const auto no_frame = [&out]() {
-    out.frame.reset();
-    return out.markers.empty() ? std::nullopt : std::optional<TraceText>(std::move(out));
+    out.has_frame = false;
+    return !out.markers.empty();
   };
   if (!paren && starts_with_hex_literal(s)) {
     // A raw address with no symbol: " 0xffffffffc0123456", "? 0xffffffffc0123456",
@@ -251,7 +265,7 @@ std::optional<TraceText> parse_trace_text(std::string_view text) {
     if (!f.address) f.address = v;
     parse_suffixes(h, f);
     if (s390_paren) f.printed_unreliable = true;
-    return out;
+    return true;
   }
   std::string_view t = s;
   const std::string_view name = symbol_name(t);
@@ -260,7 +274,7 @@ std::optional<TraceText> parse_trace_text(std::string_view text) {
     std::string_view rest = trim_left(t);
     if (!f.address || !(rest.empty() || rest.starts_with("from "))) return no_frame();
     f.function = name;
-    return out;
+    return true;
   }
   if (!name.empty() && consume(t, "+")) {
     auto off = hex0x(t);
@@ -295,7 +309,7 @@ std::optional<TraceText> parse_trace_text(std::string_view text) {
     return no_frame();
   }
   if (s390_paren) f.printed_unreliable = true;
-  return out;
+  return true;
 }
 
 }  // namespace btaudit

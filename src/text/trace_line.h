@@ -33,31 +33,35 @@ struct TraceLine {
 // Returns nullopt when the line is neither a marker nor a frame.
 std::optional<TraceLine> parse_trace_line(std::string_view text);
 
-// A frame's fields as the line prints them, views of the line. A Frame is large (its
-// debuginfo slots included) and costly to construct and move; the report builder makes
-// each one once, in place, from this.
+// A frame's fields as the line prints them, views of the line ("" when not printed).
+// A Frame is large (its debuginfo slots included) and costly to construct and move;
+// the report builder makes each one once, in place, from this.
 struct FrameText {
-  std::optional<std::string_view> function;
+  std::string_view function;
   std::optional<std::uint64_t> offset;
   std::optional<std::uint64_t> size;
-  std::optional<std::string_view> module;
-  std::optional<std::string_view> build_id;
+  std::string_view module;
+  std::string_view build_id;
   std::optional<std::uint64_t> address;
-  std::optional<std::string_view> source;
+  std::string_view source;
   bool inlined = false;
   bool printed_unreliable = false;
 
   // Sets the fields of `f` that a trace line gives (the others are left alone).
   void fill(Frame& f) const;
+  void reset();  // back to nothing printed
 };
 
 struct TraceText {
   std::vector<StackMarker> markers;
-  std::optional<FrameText> frame;
+  FrameText frame;  // when has_frame
+  bool has_frame = false;
 };
 
-// parse_trace_line, with the frame's text still in `text`.
-std::optional<TraceText> parse_trace_text(std::string_view text);
+// parse_trace_line into `out` (whatever it held is replaced), the frame's text still in
+// `text`; false when the line is neither a marker nor a frame. A caller reading many
+// lines keeps one TraceText: a fresh one per line costs a zeroing of its whole size.
+bool parse_trace_text(std::string_view text, TraceText& out);
 
 // Parses "func+0xoff/0xsize" (with optional " [mod]") used by RIP:/pc:/WARNING lines.
 // Leaves `s` after what was consumed.
