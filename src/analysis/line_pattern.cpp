@@ -12,12 +12,16 @@ bool is_path(char c) { return is_ident(c) || c == '-' || c == '/' || c == '.'; }
 
 // The captures of one attempt, kept in place: patterns capture a few fields, and a
 // vector would allocate on every line that matches (frame lines all do). Captures
-// past kInline spill into a vector.
+// past kInline spill into a vector. The slots are plain pointer/length pairs left
+// uninitialized until written: zeroing sixteen string_views on every find_pattern
+// call cost more than the matching.
 class CapStack {
  public:
+  // User-provided, so that value-initialization does not zero the slots (= default would).
+  CapStack() {}  // NOLINT(modernize-use-equals-default)
   void push_back(std::string_view c) {
     if (n_ < kInline)
-      inline_[n_] = c;
+      inline_[n_] = Slot{c.data(), c.size()};
     else
       spill_.push_back(c);
     ++n_;
@@ -29,13 +33,17 @@ class CapStack {
   }
   void clear() { resize(0); }
   void append_to(std::vector<std::string_view>& out) const {
-    for (std::size_t i = 0; i < n_ && i < kInline; ++i) out.push_back(inline_[i]);
+    for (std::size_t i = 0; i < n_ && i < kInline; ++i) out.emplace_back(inline_[i].data, inline_[i].size);
     out.insert(out.end(), spill_.begin(), spill_.end());
   }
 
  private:
   static constexpr std::size_t kInline = 16;
-  std::array<std::string_view, kInline> inline_;
+  struct Slot {
+    const char* data;
+    std::size_t size;
+  };
+  std::array<Slot, kInline> inline_;
   std::vector<std::string_view> spill_;
   std::size_t n_ = 0;
 };
@@ -43,6 +51,10 @@ class CapStack {
 // Matcher state for one attempt. Recursion depth is bounded by the pattern
 // length (a few dozen tokens), never by the line.
 struct Matcher {
+  // A constructor, not aggregate initialization, which GCC implements by zeroing the
+  // whole object first (the capture slots included) on every call.
+  Matcher(std::string_view pattern, std::string_view line) : pat(pattern), s(line) {}
+
   std::string_view pat;
   std::string_view s;
   CapStack caps;
@@ -224,7 +236,7 @@ std::string_view pattern_literal(std::string_view pattern) {
 bool find_pattern(std::string_view pattern, std::string_view line, std::vector<std::string_view>* caps) {
   const bool anchored = !pattern.empty() && pattern[0] == '^';
   if (anchored) pattern.remove_prefix(1);
-  Matcher m{pattern, line, {}, 200000};
+  Matcher m(pattern, line);
   const std::string_view lit = literal_prefix(pattern);
   std::size_t start = 0;
   for (;;) {
