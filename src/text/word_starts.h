@@ -74,6 +74,9 @@ class WordStartFinder {
   bool find(std::string_view s, std::size_t end, Visit&& visit) const {
     const auto* b = reinterpret_cast<const unsigned char*>(s.data());
     std::size_t i = 1;
+#if defined(BTAUDIT_WORD_STARTS_SSSE3)
+    if (ssse3_ && end >= 17) return find_ssse3(b, end, visit);
+#endif
 #if defined(__SSE2__)
     if (vector_ && end >= 17) {
       for (; i + 16 <= end; i += 16)
@@ -95,9 +98,6 @@ class WordStartFinder {
 #if defined(__SSE2__)
   // One bit per position p..p+15 (p >= 1) that is a candidate.
   unsigned candidates(const unsigned char* p) const {
-#if defined(BTAUDIT_WORD_STARTS_SSSE3)
-    if (ssse3_) return candidates_ssse3(p);
-#endif
     const __m128i cur = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     const auto mask = static_cast<unsigned>(_mm_movemask_epi8(any_equal(cur, std::make_index_sequence<kLanes>())));
     if (mask == 0) return 0;
@@ -160,6 +160,17 @@ class WordStartFinder {
     const __m128i h = _mm_shuffle_epi8(hi, _mm_and_si128(_mm_srli_epi16(v, 4), nibble));
     const __m128i none = _mm_cmpeq_epi8(_mm_and_si128(l, h), _mm_setzero_si128());
     return ~static_cast<unsigned>(_mm_movemask_epi8(none)) & 0xffffU;
+  }
+  // find()'s block loop compiled for SSSE3, so that candidates_ssse3 is inlined into it
+  // (a call per block cost as much as the test).
+  template <typename Visit>
+  __attribute__((target("ssse3"))) bool find_ssse3(const unsigned char* b, std::size_t end, Visit& visit) const {
+    std::size_t i = 1;
+    for (; i + 16 <= end; i += 16)
+      if (visit_bits(i, candidates_ssse3(b + i), visit)) return true;
+    if (i == end) return false;
+    const std::size_t last = end - 16;  // the rest: one block overlapping the previous, seen positions masked off
+    return visit_bits(last, candidates_ssse3(b + last) & (~0U << (i - last)), visit);
   }
   __attribute__((target("ssse3"))) unsigned candidates_ssse3(const unsigned char* p) const {
     const unsigned in_set = in_set_ssse3(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), start_lo_, start_hi_);
