@@ -276,8 +276,10 @@ bool is_benign_start(std::string_view s) {
 std::optional<StartMarker> match_rules(std::string_view s) {
   const unsigned char c = static_cast<unsigned char>(s[0]);
   if (c >= 128) return std::nullopt;
+  const std::vector<IndexedRule>& rules = rule_index().by_first[c];
+  if (rules.empty()) return std::nullopt;  // most lines: frames, registers, prose
   const std::uint64_t head = head_word(s);
-  for (const IndexedRule& ir : rule_index().by_first[c]) {
+  for (const IndexedRule& ir : rules) {
     const Rule* r = ir.rule;
     if ((head & ir.mask) == ir.head && s.starts_with(r->prefix)) {
       if (is_benign_start(s)) return std::nullopt;
