@@ -1,8 +1,14 @@
 #include "text/log_parser.h"
 
-#include <cstring>
+#include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <memory>
 #include <utility>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace btaudit {
 
@@ -30,6 +36,22 @@ void own_text(Report& r) {
     at += l.size();
   }
   r.text_storage = std::move(storage);
+}
+
+// Bit i set when b[i] is a newline, for n <= 64 bytes.
+std::uint64_t newline_mask(const char* b, std::size_t n) {
+  std::uint64_t mask = 0;
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  const __m128i newline = _mm_set1_epi8('\n');
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i));
+    mask |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, newline)))) << i;
+  }
+#endif
+  for (; i < n; ++i)
+    if (b[i] == '\n') mask |= std::uint64_t{1} << i;
+  return mask;
 }
 
 bool collects_backtraces(ReportKind k) {
@@ -297,14 +319,19 @@ std::vector<Report> parse_log(std::string_view text, const std::string& path, Pa
 
 void parse_log(std::string_view text, const std::string& path, const LogParser::Sink& sink, ParserLimits limits) {
   LogParser parser(path, sink, limits);
-  const char* p = text.data();
-  const char* end = p + text.size();
-  while (p < end) {
-    const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
-    const char* e = nl ? static_cast<const char*>(nl) : end;
-    parser.feed(std::string_view(p, static_cast<std::size_t>(e - p)));
-    p = e + 1;
+  // Newlines are found 64 bytes at a time, as a bit mask, rather than by a memchr call
+  // per line: lines average some fifty bytes, less than such a call is worth.
+  const char* const data = text.data();
+  std::size_t line = 0;
+  for (std::size_t block = 0; block < text.size(); block += 64) {
+    for (std::uint64_t nl = newline_mask(data + block, std::min<std::size_t>(64, text.size() - block)); nl != 0;
+         nl &= nl - 1) {
+      const std::size_t end = block + static_cast<std::size_t>(std::countr_zero(nl));
+      parser.feed(text.substr(line, end - line));
+      line = end + 1;
+    }
   }
+  if (line < text.size()) parser.feed(text.substr(line));  // the last line, without its '\n'
   parser.finish();
 }
 
