@@ -174,13 +174,13 @@ std::optional<SymbolRef> parse_symbol_ref(std::string_view& s) {
 }
 
 void FrameText::fill(Frame& f) const {
-  if (!function.empty()) f.function = std::string(function);
+  if (!function.empty()) f.function.emplace(function);
   if (offset) f.offset = offset;
   if (size) f.size = size;
-  if (!module.empty()) f.module = std::string(module);
-  if (!build_id.empty()) f.build_id = std::string(build_id);
+  if (!module.empty()) f.module.emplace(module);
+  if (!build_id.empty()) f.build_id.emplace(build_id);
   if (address) f.address = address;
-  if (!source.empty()) f.source = std::string(source);
+  if (!source.empty()) f.source.emplace(source);
   if (inlined) f.inlined = true;
   if (printed_unreliable) f.printed_unreliable = true;
 }
