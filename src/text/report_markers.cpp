@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bitset>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -313,6 +314,10 @@ constexpr std::string_view kEmbeddable[] = {
     "SYZFATAL:",
 };
 
+std::size_t pair_index(char a, char b) {
+  return static_cast<std::size_t>(static_cast<unsigned char>(a)) << 8 | static_cast<unsigned char>(b);
+}
+
 // Looks for an embeddable start word after the first one. Words are tried at
 // word boundaries only, so "DEBUG:" never reads as "BUG:".
 std::optional<StartMarker> match_embedded(std::string_view s) {
@@ -331,10 +336,18 @@ std::optional<StartMarker> match_embedded(std::string_view s) {
     for (auto e : kEmbeddable) index[static_cast<unsigned char>(e[0])].push_back(e);
     return index;
   }();
+  // The words' first two bytes, one bit per byte pair: a candidate ("do_", "skb_") is
+  // dropped by one lookup when no word starts with its two bytes.
+  static const std::bitset<65536> pairs = [] {
+    std::bitset<65536> set;
+    for (auto e : kEmbeddable) set.set(pair_index(e[0], e[1]));
+    return set;
+  }();
   // Every line goes through this search; the rest runs only at candidates.
   std::optional<StartMarker> found;
   finder.find(s, s.size() - 4, [&](std::size_t i) {
-    if (s[i - 1] == '-' && s[i] != 'g') return false;  // only "segment-related general protection fault"
+    if (!pairs[pair_index(s[i], s[i + 1])]) return false;  // i + 4 < s.size()
+    if (s[i - 1] == '-' && s[i] != 'g') return false;      // only "segment-related general protection fault"
     const std::string_view rest = s.substr(i);
     for (auto e : by_first[static_cast<unsigned char>(rest[0])]) {
       if (e[1] == rest[1] && rest.starts_with(e)) {
