@@ -314,6 +314,7 @@ constexpr std::string_view kEmbeddable[] = {
     "SYZFATAL:",
 };
 
+// A pair of bytes as an index into a 64K-entry table.
 std::size_t pair_index(char a, char b) {
   return static_cast<std::size_t>(static_cast<unsigned char>(a)) << 8 | static_cast<unsigned char>(b);
 }
