@@ -323,7 +323,7 @@ std::size_t pair_index(char a, char b) {
 // word boundaries only, so "DEBUG:" never reads as "BUG:".
 std::optional<StartMarker> match_embedded(std::string_view s) {
   // "---[ end Kernel panic - not syncing: ... ]---" closes a report, it starts none.
-  if (s.starts_with("---[ end ") || s.size() < 6) return std::nullopt;
+  if (scan::starts(s, "---[ end ") || s.size() < 6) return std::nullopt;
   // Both immutable after construction.
   static const WordStartFinder finder = [] {
     std::string firsts;
