@@ -20,7 +20,7 @@
 // it is used when the CPU has it (checked once) and SSE2 compares are used otherwise.
 #if defined(__SSE2__) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define BTAUDIT_WORD_STARTS_SSSE3 1
-#include <tmmintrin.h>
+#include <immintrin.h>
 #endif
 
 #include "text/scan.h"
@@ -50,6 +50,7 @@ class WordStartFinder {
 #if defined(BTAUDIT_WORD_STARTS_SSSE3)
     ssse3_ = __builtin_cpu_supports("ssse3") && nibble_tables(first_, start_lo_, start_hi_) &&
              nibble_tables(ident_, ident_lo_, ident_hi_);
+    avx2_ = ssse3_ && __builtin_cpu_supports("avx2");  // the same tables, 32 bytes at a time
 #endif
   }
 
@@ -61,9 +62,22 @@ class WordStartFinder {
     return false;
 #endif
   }
-  // Keeps to the SSE2 (or byte-by-byte) path, for tests.
+  bool uses_avx2() const {
+#if defined(BTAUDIT_WORD_STARTS_SSSE3)
+    return avx2_;
+#else
+    return false;
+#endif
+  }
+  // Keep to the SSSE3 path, or to the SSE2 (or byte-by-byte) one, for tests.
+  void disable_avx2() {
+#if defined(BTAUDIT_WORD_STARTS_SSSE3)
+    avx2_ = false;
+#endif
+  }
   void disable_ssse3() {
 #if defined(BTAUDIT_WORD_STARTS_SSSE3)
+    avx2_ = false;
     ssse3_ = false;
 #endif
   }
@@ -75,6 +89,7 @@ class WordStartFinder {
     const auto* b = reinterpret_cast<const unsigned char*>(s.data());
     std::size_t i = 1;
 #if defined(BTAUDIT_WORD_STARTS_SSSE3)
+    if (avx2_ && end >= 33) return find_avx2(b, end, visit);
     if (ssse3_ && end >= 17) return find_ssse3(b, end, visit);
 #endif
 #if defined(__SSE2__)
@@ -177,8 +192,35 @@ class WordStartFinder {
     if (in_set == 0) return 0;
     return in_set & ~in_set_ssse3(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p - 1)), ident_lo_, ident_hi_);
   }
+  // The same with AVX2: 32 positions a block, the tables in both 128-bit lanes.
+  template <typename Visit>
+  __attribute__((target("avx2"))) bool find_avx2(const unsigned char* b, std::size_t end, Visit& visit) const {
+    std::size_t i = 1;
+    for (; i + 32 <= end; i += 32)
+      if (visit_bits(i, candidates_avx2(b + i), visit)) return true;
+    if (i == end) return false;
+    const std::size_t last = end - 32;  // the rest: one block overlapping the previous, seen positions masked off
+    return visit_bits(last, candidates_avx2(b + last) & (~0U << (i - last)), visit);
+  }
+  // One bit per byte of the 32 at p that is in the set of the tables.
+  __attribute__((target("avx2"))) static unsigned in_set_avx2(const unsigned char* p, const __m128i& lo,
+                                                              const __m128i& hi) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    const __m256i nibble = _mm256_set1_epi8(0x0f);
+    const __m256i l = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(lo), _mm256_and_si256(v, nibble));
+    const __m256i h =
+        _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(hi), _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
+    const __m256i none = _mm256_cmpeq_epi8(_mm256_and_si256(l, h), _mm256_setzero_si256());
+    return ~static_cast<unsigned>(_mm256_movemask_epi8(none));
+  }
+  __attribute__((target("avx2"))) unsigned candidates_avx2(const unsigned char* p) const {
+    const unsigned in_set = in_set_avx2(p, start_lo_, start_hi_);
+    if (in_set == 0) return 0;
+    return in_set & ~in_set_avx2(p - 1, ident_lo_, ident_hi_);
+  }
   __m128i start_lo_{}, start_hi_{}, ident_lo_{}, ident_hi_{};
   bool ssse3_ = false;
+  bool avx2_ = false;
 #endif
   static constexpr std::size_t kLanes = 16;
   __m128i splat_[kLanes]{};  // each start byte, repeated in all 16 lanes

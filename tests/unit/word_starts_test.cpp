@@ -52,13 +52,13 @@ BOOST_AUTO_TEST_CASE(stops_at_the_first_accepted_candidate) {
 }
 
 // Every length and end around the 16-byte blocks, bytes of every class including >= 0x80,
-// on each path the CPU offers (SSSE3 when it has it, then SSE2 or the plain loop).
+// on each path the CPU offers (AVX2, SSSE3 when it has them, then SSE2 or the plain loop).
 BOOST_AUTO_TEST_CASE(agrees_with_a_byte_by_byte_search) {
   const std::string firsts = "BWIgkKdiUsPS";
   WordStartFinder f(firsts);
   const std::string alphabet = "BWIgkKdiUsPS xyzQ09_.$-:[]/+@`{\x80\xff\t";
-  for (int path = 0; path < 2; ++path) {
-    BOOST_TEST_MESSAGE("SSSE3 path: " << f.uses_ssse3());
+  for (int path = 0; path < 3; ++path) {
+    BOOST_TEST_MESSAGE("AVX2 path: " << f.uses_avx2() << ", SSSE3 path: " << f.uses_ssse3());
     std::mt19937 rng(42);
     for (std::size_t len = 0; len < 80; ++len) {
       for (int round = 0; round < 40; ++round) {
@@ -68,7 +68,10 @@ BOOST_AUTO_TEST_CASE(agrees_with_a_byte_by_byte_search) {
           BOOST_TEST(found(f, s, end) == reference(firsts, s, end), boost::test_tools::per_element());
       }
     }
-    f.disable_ssse3();
+    if (path == 0)
+      f.disable_avx2();
+    else
+      f.disable_ssse3();
   }
 }
 
