@@ -10,6 +10,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "text/phrase_set.h"
+
 namespace btaudit {
 
 namespace {
@@ -77,28 +79,40 @@ void LogParser::keep_text(const ReportBuilder& b, ReportText& text, const CleanL
     // Another context's line, unless the report asked all CPUs for their stacks.
     if (!(text.other_cpus && line.caller_kind == 'C')) return;
   }
-  if (s.find("Disabling lock debugging due to kernel taint") != std::string_view::npos) return;
+  // The phrases this filter looks for, found in one pass (phrase_set.h). Immutable after construction.
+  enum : std::uint32_t {
+    kLockDebugOff = 1U << 0,
+    kSendingNmi = 1U << 1,
+    kVmallocFailure = 1U << 2,
+    kFaultInjection = 1U << 3,
+    kFaultFlag = 1U << 4,
+    kPanic = 1U << 5,
+    kCircularLocking = 1U << 6,
+  };
+  static const PhraseSet phrases{"Disabling lock debugging due to kernel taint",
+                                 "Sending NMI from CPU",
+                                 "vmalloc: allocation failure:",
+                                 "FAULT_INJECTION: forcing a failure",
+                                 "FAULT_FLAG_ALLOW_RETRY missing",
+                                 "Kernel panic - not syncing",
+                                 "WARNING: possible circular locking dependency detected"};
+  const std::uint32_t has = phrases.find_all(s);
+  if (has & kLockDebugOff) return;
   // Frames the unwinder did not vouch for ("? foo+0x1/0x2", powerpc's "(unreliable)") are
   // left out of timestamped consoles, as syzkaller does: text rules must not pick stale words.
   if (line.had_timestamp && (has_unreliable_mark(s) || s.ends_with(" (unreliable)")) &&
       s.find("<EOI>") == std::string_view::npos)
     return;
-  if (s.find("Sending NMI from CPU") != std::string_view::npos) text.other_cpus = true;
+  if (has & kSendingNmi) text.other_cpus = true;
   // Messages that print a stack of their own (an allocation failure, fault injection)
   // end a console report's text: their frames would pass for the report's.
-  if (!b.caller_kind() && !text.lines.empty() &&
-      (s.find("vmalloc: allocation failure:") != std::string_view::npos ||
-       (s.find("FAULT_") != std::string_view::npos &&  // one search for the two FAULT_ messages
-        (s.find("FAULT_INJECTION: forcing a failure") != std::string_view::npos ||
-         s.find("FAULT_FLAG_ALLOW_RETRY missing") != std::string_view::npos)))) {
+  if (!b.caller_kind() && !text.lines.empty() && (has & (kVmallocFailure | kFaultInjection | kFaultFlag))) {
     text.stopped = true;
     return;
   }
   // panic_on_warn and oops-induced lockdep reports repeat what the report already
   // showed; after a report of some length they only add a misleading second stack.
-  if (text.lines.size() > 22 &&
-      (s.find("Kernel panic - not syncing") != std::string_view::npos ||
-       s.find("WARNING: possible circular locking dependency detected") != std::string_view::npos)) {
+  if (text.lines.size() > 22 && (has & (kPanic | kCircularLocking))) {
     text.stopped = true;
     return;
   }
