@@ -14,7 +14,8 @@ void analyze_report(Report& report) {
   report.title = make_title(report, rules);
   report.signature = compute_signature(report);
   // The console lines served the title rules; reports live on until rendering, their lines need not.
-  std::string().swap(report.text);
+  std::vector<std::string_view>().swap(report.text);
+  report.text_storage.reset();
 }
 
 }  // namespace btaudit

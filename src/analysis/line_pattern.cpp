@@ -1,5 +1,7 @@
 #include "analysis/line_pattern.h"
 
+#include <array>
+
 namespace btaudit {
 
 namespace {
@@ -8,12 +10,54 @@ bool is_ident(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') 
 bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 bool is_path(char c) { return is_ident(c) || c == '-' || c == '/' || c == '.'; }
 
+// The captures of one attempt, kept in place: patterns capture a few fields, and a
+// vector would allocate on every line that matches (frame lines all do). Captures
+// past kInline spill into a vector. The slots are plain pointer/length pairs left
+// uninitialized until written: zeroing sixteen string_views on every find_pattern
+// call cost more than the matching.
+class CapStack {
+ public:
+  // User-provided, so that value-initialization does not zero the slots (= default would).
+  CapStack() {}  // NOLINT(modernize-use-equals-default)
+  void push_back(std::string_view c) {
+    if (n_ < kInline)
+      inline_[n_] = Slot{c.data(), c.size()};
+    else
+      spill_.push_back(c);
+    ++n_;
+  }
+  std::size_t size() const { return n_; }
+  void resize(std::size_t n) {  // n <= size()
+    n_ = n;
+    spill_.resize(n > kInline ? n - kInline : 0);
+  }
+  void clear() { resize(0); }
+  void append_to(std::vector<std::string_view>& out) const {
+    for (std::size_t i = 0; i < n_ && i < kInline; ++i) out.emplace_back(inline_[i].data, inline_[i].size);
+    out.insert(out.end(), spill_.begin(), spill_.end());
+  }
+
+ private:
+  static constexpr std::size_t kInline = 16;
+  struct Slot {
+    const char* data;
+    std::size_t size;
+  };
+  std::array<Slot, kInline> inline_;
+  std::vector<std::string_view> spill_;
+  std::size_t n_ = 0;
+};
+
 // Matcher state for one attempt. Recursion depth is bounded by the pattern
 // length (a few dozen tokens), never by the line.
 struct Matcher {
+  // A constructor, not aggregate initialization, which GCC implements by zeroing the
+  // whole object first (the capture slots included) on every call.
+  Matcher(std::string_view pattern, std::string_view line) : pat(pattern), s(line) {}
+
   std::string_view pat;
   std::string_view s;
-  std::vector<std::string_view> caps;
+  CapStack caps;
   int budget = 200000;  // steps per line: keeps '*' backtracking linear-ish on hostile lines
 
   // Length of a "[<hex>]" program counter at i, or 0.
@@ -62,21 +106,28 @@ struct Matcher {
   }
 
   bool run(std::size_t pi, std::size_t si) {
-    if (--budget < 0) return false;
-    if (pi == pat.size()) return true;
-    const char c = pat[pi];
-    if (c == '*') {
+    // Literal characters and spaces continue the match in a loop rather than a call per
+    // character; each step still spends one unit of the budget, as a call did.
+    for (;;) {
+      if (--budget < 0) return false;
+      if (pi == pat.size()) return true;
+      const char c = pat[pi];
+      if (c == ' ') {
+        if (si >= s.size() || s[si] != ' ') return false;
+        while (si < s.size() && s[si] == ' ') ++si;
+        ++pi;
+        continue;
+      }
+      if (c == '*' || c == '{') break;
+      if (si >= s.size() || s[si] != c) return false;
+      ++pi;
+      ++si;
+    }
+    if (pat[pi] == '*') {
       for (std::size_t k = si; k <= s.size(); ++k)
         if (run(pi + 1, k)) return true;
       return false;
     }
-    if (c == ' ') {
-      if (si >= s.size() || s[si] != ' ') return false;
-      std::size_t k = si;
-      while (k < s.size() && s[k] == ' ') ++k;
-      return run(pi + 1, k);
-    }
-    if (c != '{') return si < s.size() && s[si] == c && run(pi + 1, si + 1);
     const std::size_t close = pat.find('}', pi);
     const std::string_view tok = pat.substr(pi + 1, close - pi - 1);
     const std::size_t next = close + 1;
@@ -185,7 +236,7 @@ std::string_view pattern_literal(std::string_view pattern) {
 bool find_pattern(std::string_view pattern, std::string_view line, std::vector<std::string_view>* caps) {
   const bool anchored = !pattern.empty() && pattern[0] == '^';
   if (anchored) pattern.remove_prefix(1);
-  Matcher m{pattern, line, {}, 200000};
+  Matcher m(pattern, line);
   const std::string_view lit = literal_prefix(pattern);
   std::size_t start = 0;
   for (;;) {
@@ -196,7 +247,7 @@ bool find_pattern(std::string_view pattern, std::string_view line, std::vector<s
     if (anchored && start != 0) return false;
     m.caps.clear();
     if (m.run(0, start)) {
-      if (caps) caps->insert(caps->end(), m.caps.begin(), m.caps.end());
+      if (caps) m.caps.append_to(*caps);
       return true;
     }
     if (anchored || m.budget < 0 || start >= line.size()) return false;

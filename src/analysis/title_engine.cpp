@@ -16,15 +16,31 @@ using Caps = std::vector<std::string_view>;
 
 bool contains(std::string_view s, std::string_view n) { return s.find(n) != std::string_view::npos; }
 
-// Lines that start another stack: a stack being read ends there.
+// "Call Trace" or "Call trace", with one search.
+bool has_call_trace(std::string_view s) {
+  for (std::size_t at = s.find("Call "); at != std::string_view::npos; at = s.find("Call ", at + 1)) {
+    const std::string_view rest = s.substr(at + 5);
+    if (rest.starts_with("Trace") || rest.starts_with("trace")) return true;
+  }
+  return false;
+}
+
+// Lines that start another stack: a stack being read ends there. Runs on every line of
+// every stack; the phrases are grouped by a word they share ("Allocated", "Freed",
+// "acktrace"), so a line that holds none costs one search per group.
 bool starts_stack(std::string_view s) {
   // Every stack start has a ':' but "Call Trace" cut short; frame lines mostly have none.
-  if (s.find(':') == std::string_view::npos) return contains(s, "Call Trace") || contains(s, "Call trace");
-  if (contains(s, "Call Trace") || contains(s, "Call trace") || contains(s, "Allocated:") || contains(s, "Freed:") ||
-      contains(s, "Backtrace:") || contains(s, "Uninit was stored to memory at"))
+  if (s.find(':') == std::string_view::npos) return has_call_trace(s);
+  if (has_call_trace(s)) return true;
+  const bool allocated = contains(s, "Allocated");
+  const bool freed = contains(s, "Freed");
+  const bool acktrace = contains(s, "acktrace");
+  if ((allocated && contains(s, "Allocated:")) || (freed && contains(s, "Freed:")) ||
+      (acktrace && contains(s, "Backtrace:")) || contains(s, "Uninit was stored to memory at"))
     return true;
-  if ((contains(s, "Allocated by task ") || contains(s, "Freed by task ")) && s.find(':') != std::string_view::npos)
+  if ((allocated && contains(s, "Allocated by task ")) || (freed && contains(s, "Freed by task ")))
     return find_pattern("{A:Allocated|Freed} by task {D}:", s, nullptr);
+  if (!acktrace) return false;
   // " backtrace:" (kmemleak, maybe with a crc) but not lockdep's "stack backtrace:".
   for (std::size_t at = s.find(" backtrace"); at != std::string_view::npos; at = s.find(" backtrace", at + 1)) {
     if (at == 0 || s[at - 1] == 'k') continue;
@@ -121,8 +137,8 @@ std::string_view strip_syscall_prefix(std::string_view f) {
                                             "__arm64_",  "____sys_",  "___sys_",      "__sys_",      "__se_",
                                             "__se_sys_", "__do_sys_", "compat_SYSC_", "compat_SyS_", "ksys_"};
   std::string_view best = f;
-  for (auto p : kPrefixes)
-    if (f.starts_with(p) && f.size() - p.size() < best.size()) best = f.substr(p.size());
+  for (auto p : kPrefixes)  // first byte first: a memcmp call per prefix costs more than the compare
+    if (!f.empty() && f[0] == p[0] && f.starts_with(p) && f.size() - p.size() < best.size()) best = f.substr(p.size());
   return best;
 }
 
@@ -299,6 +315,7 @@ void append_frames(std::vector<std::string_view>& frames, const Caps& caps, cons
 StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Part>& parts, const StackRecipe& r) {
   StackResult res;
   std::vector<std::string_view> frames;
+  Caps caps;  // one buffer for every line's captures (cleared per line), not an allocation each
   std::size_t li = from;
   int stacks = 0;
   for (std::size_t pi = 0;; ++pi) {
@@ -322,13 +339,15 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
           break;
         }
         if (starts_stack(ln)) break;
-        Caps caps;
+        caps.clear();
         if (pi + 1 < parts.size() && match_part(parts[pi + 1], ln, caps)) {
           append_frames(frames, caps, r);
           ++pi;
           break;
         }
-        if (frame_names(ln, caps)) append_frames(frames, caps, r);
+        // Once the extractor has what it will look at, later frames change nothing: the
+        // lines are still read for the part that ends the stack and for fault injection.
+        if (!enough_frames(frames, r) && frame_names(ln, caps)) append_frames(frames, caps, r);
       }
     } else {
       while (li < lines.size()) {
@@ -337,7 +356,7 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
           res.ok = false;
           break;
         }
-        Caps caps;
+        caps.clear();
         if (match_part(part, ln, caps)) {
           append_frames(frames, caps, r);
           break;
@@ -385,6 +404,70 @@ std::string format_title(std::string_view fmt, const Caps& caps, const std::vect
   return out;
 }
 
+// The literal words of a line pattern: runs of characters outside its tokens, spaces and
+// '*'. Literal characters match themselves one after the other, so a line holds every
+// word of a pattern it matches.
+std::vector<std::string_view> literal_words(std::string_view pattern) {
+  if (!pattern.empty() && pattern[0] == '^') pattern.remove_prefix(1);
+  std::vector<std::string_view> words;
+  for (std::size_t i = 0; i < pattern.size();) {
+    const char c = pattern[i];
+    if (c == '{') {
+      const std::size_t close = pattern.find('}', i);
+      if (close == std::string_view::npos) break;
+      i = close + 1;
+    } else if (c == ' ' || c == '*') {
+      ++i;
+    } else {
+      std::size_t j = i;
+      while (j < pattern.size() && pattern[j] != ' ' && pattern[j] != '*' && pattern[j] != '{') ++j;
+      words.push_back(pattern.substr(i, j - i));
+      i = j;
+    }
+  }
+  return words;
+}
+
+// What a line must hold for a family's formats to be worth matching, worked out once
+// from the rule table: the leading literals of the formats' first title patterns (a
+// handful, shared: "BUG:", "WARNING:"), searched once per line, and each format's other
+// literal words ("KASAN:", "soft", "lockup"), checked before the pattern is run.
+struct FormatFilter {
+  std::size_t literal = 0;               // index into FamilyFilter::literals
+  std::vector<std::string_view> others;  // the first title pattern's other literal words
+};
+struct FamilyFilter {
+  std::vector<std::string_view> literals;
+  std::vector<FormatFilter> formats;  // parallel to Family::formats
+};
+
+const FamilyFilter& family_filter(const Family& fam) {
+  static const std::vector<FamilyFilter> filters = [] {  // immutable after construction
+    std::vector<FamilyFilter> all;
+    for (const Family& f : families()) {
+      FamilyFilter ff;
+      for (const Format& fmt : f.formats) {
+        FormatFilter one;
+        const std::string_view lit = pattern_literal(fmt.title.front());
+        while (one.literal < ff.literals.size() && ff.literals[one.literal] != lit) ++one.literal;
+        if (one.literal == ff.literals.size()) ff.literals.push_back(lit);
+        for (const std::string_view w : literal_words(fmt.title.front()))
+          if (w != lit) one.others.push_back(w);
+        ff.formats.push_back(std::move(one));
+      }
+      all.push_back(std::move(ff));
+    }
+    return all;
+  }();
+  return filters[static_cast<std::size_t>(&fam - families().data())];
+}
+
+bool holds_all(std::string_view line, const std::vector<std::string_view>& words) {
+  for (const std::string_view w : words)
+    if (!contains(line, w)) return false;
+  return true;
+}
+
 bool suppressed(const Family& fam, std::string_view line) {
   for (auto p : fam.suppress)
     if (find_pattern(p, line, nullptr)) return true;
@@ -403,6 +486,12 @@ std::optional<RuleTitle> title_from_rules(std::string_view text) {
     lines.push_back(text.substr(pos, end - pos));
     pos = end + 1;
   }
+  return title_from_rules(lines);
+}
+
+std::optional<RuleTitle> title_from_rules(const Lines& lines) {
+  // No text at all, as the joined form has it: no line, or one empty line.
+  if (lines.empty() || (lines.size() == 1 && lines[0].empty())) return std::nullopt;
   const auto& fams = families();
   // The first line any family claims starts the report.
   const Family* fam = nullptr;
@@ -420,27 +509,17 @@ std::optional<RuleTitle> title_from_rules(std::string_view text) {
 
   // The format whose title matches earliest wins; on a tie, the first that yields a title.
   // Lines are walked once: the first line where some format's title matches decides.
-  // The formats' first title patterns share a handful of leading literals ("BUG:", "WARNING:"):
-  // each line is searched for those once, and formats whose literal it lacks are not tried.
-  std::vector<std::string_view> literals;
-  std::vector<std::size_t> literal_of;
-  literal_of.reserve(fam->formats.size());
-  for (const Format& f : fam->formats) {
-    const std::string_view lit = pattern_literal(f.title.front());
-    std::size_t k = 0;
-    while (k < literals.size() && literals[k] != lit) ++k;
-    if (k == literals.size()) literals.push_back(lit);
-    literal_of.push_back(k);
-  }
-  std::vector<char> line_has(literals.size());
+  // A format is tried on a line only when the line holds its literal words (family_filter).
+  const FamilyFilter& filter = family_filter(*fam);
+  std::vector<char> line_has(filter.literals.size());
   std::optional<RuleTitle> best;
   for (std::size_t li = start; li < lines.size() && !best; ++li) {
     bool matched_here = false;
-    for (std::size_t k = 0; k < literals.size(); ++k) line_has[k] = contains(lines[li], literals[k]);
+    for (std::size_t k = 0; k < filter.literals.size(); ++k) line_has[k] = contains(lines[li], filter.literals[k]);
     for (std::size_t fi = 0; fi < fam->formats.size(); ++fi) {
       const Format& f = fam->formats[fi];
       if (best) break;
-      if (!line_has[literal_of[fi]]) continue;
+      if (!line_has[filter.formats[fi].literal] || !holds_all(lines[li], filter.formats[fi].others)) continue;
       if (!find_pattern(f.title.front(), lines[li], nullptr)) continue;
       Caps tcaps;
       const auto at = match_lines(f.title, lines, li, tcaps);

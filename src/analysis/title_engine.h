@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace btaudit {
 
@@ -14,7 +15,9 @@ struct RuleTitle {
   bool corrupted = false;  // the format is a "corrupted" one, or the stack named no function
 };
 
-// `text` holds the report's console lines joined by '\n' (Report::text).
+// `lines`: the report's console lines (Report::text).
+std::optional<RuleTitle> title_from_rules(const std::vector<std::string_view>& lines);
+// The same, the lines joined by '\n'.
 std::optional<RuleTitle> title_from_rules(std::string_view text);
 
 }  // namespace btaudit

@@ -1,5 +1,7 @@
 #include "analysis/title_normalize.h"
 
+#include <algorithm>
+
 namespace btaudit {
 
 namespace {
@@ -67,6 +69,8 @@ std::string addresses(std::string_view s) {
 
 std::string ip_addresses(std::string_view s) {
   std::string out;
+  // Each pass keeps about the length: one allocation, not a regrowth per doubling.
+  out.reserve(s.size() + 8);
   for (std::size_t i = 0; i < s.size();) {
     std::size_t j = i;
     int parts = 0;
@@ -92,6 +96,7 @@ std::string ip_addresses(std::string_view s) {
 // ".c:123:45" -> ".c:LINE"
 std::string line_numbers(std::string_view s) {
   std::string out;
+  out.reserve(s.size() + 8);
   for (std::size_t i = 0; i < s.size();) {
     if (s[i] == '.' && i + 1 < s.size() && is_word(s[i + 1])) {
       std::size_t j = i + 1;
@@ -111,6 +116,7 @@ std::string line_numbers(std::string_view s) {
 // "func+0x1a/0x40" -> "func"
 std::string symbol_offsets(std::string_view s) {
   std::string out;
+  out.reserve(s.size() + 8);
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '+' && i + 2 < s.size() && s[i + 1] == '0' && s[i + 2] == 'x' && i > 0 && is_word(s[i - 1])) {
       std::size_t j = i + 3;
@@ -129,6 +135,7 @@ std::string symbol_offsets(std::string_view s) {
 
 std::string cpu_numbers(std::string_view s) {
   std::string out;
+  out.reserve(s.size() + 8);
   for (std::size_t i = 0; i < s.size();) {
     if (s.substr(i).starts_with("CPU#") && digits_at(s, i + 4)) {
       out.append("CPU");
@@ -144,6 +151,7 @@ std::string cpu_numbers(std::string_view s) {
 // runs of 7+ anywhere -> NUM (short ones inside names, "nl802154", stay).
 std::string numbers(std::string_view s) {
   std::string out;
+  out.reserve(s.size() + 8);
   for (std::size_t i = 0; i < s.size();) {
     const std::size_t n = digits_at(s, i);
     if (n == 0) {
@@ -164,6 +172,7 @@ std::string numbers(std::string_view s) {
 std::string sanitize(std::string_view s) {
   constexpr std::size_t kMaxTitle = 120;  // interleaved lines can make a header endless
   std::string out;
+  out.reserve(std::min(s.size(), kMaxTitle));
   char prev = ' ';
   for (std::size_t i = 0; i < s.size() && i < kMaxTitle; ++i) {
     char c = s[i];
@@ -182,13 +191,23 @@ std::string sanitize(std::string_view s) {
 }  // namespace
 
 std::string normalize_title(std::string_view title) {
-  std::string t = drop_executor_ids(title);
+  // A pass whose trigger ('.', '+', '#', a digit, "syz") is nowhere in its input returns
+  // the input unchanged, and most titles ("KASAN: use-after-free Read in foo") hold few
+  // triggers: those passes are skipped. No pass adds a trigger, so the title decides.
+  bool dot = false, plus = false, hash = false, digit = false;
+  for (const char c : title) {
+    dot = dot || c == '.';
+    plus = plus || c == '+';
+    hash = hash || c == '#';
+    digit = digit || is_digit(c);
+  }
+  std::string t = title.find("syz") != std::string_view::npos ? drop_executor_ids(title) : std::string(title);
   t = addresses(t);
-  t = ip_addresses(t);
-  t = line_numbers(t);
-  t = symbol_offsets(t);
-  t = cpu_numbers(t);
-  t = numbers(t);
+  if (dot) t = ip_addresses(t);     // a.b.c.d
+  if (dot) t = line_numbers(t);     // .c:123
+  if (plus) t = symbol_offsets(t);  // +0x1/0x2
+  if (hash) t = cpu_numbers(t);     // CPU#1
+  if (digit) t = numbers(t);
   return sanitize(t);
 }
 

@@ -3,8 +3,10 @@
 // analysis, consumed by renderers. No I/O here.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -70,8 +72,11 @@ struct Report {
   std::vector<std::string> modules;
   std::vector<std::string> body;  // the first free-text lines (KASAN access line, lockdep detail, ...)
   // The report's own console lines as printed (prefixes stripped, other contexts'
-  // lines left out), from its start line on, bounded, joined by '\n': what title rules read.
-  std::string text;
+  // lines left out), from its start line on, bounded: what title rules read. They view
+  // the log the report was parsed from (a log of hundreds of MB is not copied line by
+  // line a second time), or text_storage when the report outlives that log.
+  std::vector<std::string_view> text;
+  std::shared_ptr<const std::string> text_storage;  // shared and immutable: the views survive copies and moves
   std::vector<Trace> traces;
   std::vector<StackSection> sections;
   std::vector<Frame> frames;

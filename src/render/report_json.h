@@ -24,7 +24,10 @@ class JsonDocument {
   JsonDocument& operator=(const JsonDocument&) = delete;
   void add(const Report& r);
   void finish();  // closes the document; add() must not follow
-  std::string& buffer() { return out_; }
+  std::string& buffer() {
+    w_.flush();
+    return out_;
+  }
 
  private:
   std::string out_;

@@ -33,10 +33,9 @@ struct ParserLimits {
 // The console lines of one report, as title rules want them: the report's own
 // context only, from its start line until the report is handed on.
 struct ReportText {
-  std::string lines;  // joined by '\n' (one buffer: reports are many, lines short)
-  std::size_t count = 0;
-  bool other_cpus = false;  // "Sending NMI from CPU": other CPUs' backtraces belong to the report
-  bool stopped = false;     // a panic or lockdep banner after enough lines: the rest is a consequence
+  std::vector<std::string_view> lines;  // views of the fed lines, not copies
+  bool other_cpus = false;              // "Sending NMI from CPU": other CPUs' backtraces belong to the report
+  bool stopped = false;                 // a panic or lockdep banner after enough lines: the rest is a consequence
 };
 
 class LogParser {
@@ -44,8 +43,10 @@ class LogParser {
   using Sink = std::function<void(Report&&)>;
   LogParser(std::string path, Sink sink, ParserLimits limits = {});
 
-  void feed(std::string_view raw_line);  // one line, without its '\n'
-  void finish();                         // flushes the open report
+  // One line, without its '\n'. The reports' text (Report::text) views the lines
+  // fed: they must outlive the sink's use of each report.
+  void feed(std::string_view raw_line);
+  void finish();  // flushes the open report
 
  private:
   struct SoftBanner {
@@ -77,10 +78,12 @@ class LogParser {
   std::optional<SoftBanner> soft_;
 };
 
-// Parses a whole in-memory log.
+// Parses a whole in-memory log. The reports own their text (Report::text_storage):
+// they may outlive `text`.
 std::vector<Report> parse_log(std::string_view text, const std::string& path, ParserLimits limits = {});
 // The same, handing each report to `sink` as soon as it is complete (in the order
 // reports started), so that a large log's reports need not all be held at once.
+// Each report's text views `text`, which must outlive the sink's use of the report.
 void parse_log(std::string_view text, const std::string& path, const LogParser::Sink& sink, ParserLimits limits = {});
 
 }  // namespace btaudit

@@ -95,7 +95,7 @@ bool is_register_line(std::string_view s) {
 // A line of a raw hex stack dump ("Stack:" block of <= 4.10 kernels, arm's
 // "Exception stack(0x... to 0x...)" block with its "5bc0: 00000000 ..." rows).
 bool is_hex_dump_line(std::string_view s) {
-  if (s.starts_with("Exception stack(")) return true;
+  if (starts(s, "Exception stack(")) return true;
   if (s.size() > 5 && s[4] == ':' && is_hex(s[0]) && is_hex(s[1]) && is_hex(s[2]) && is_hex(s[3]))
     s.remove_prefix(5);  // arm row offset
   int words = 0;
@@ -250,16 +250,20 @@ void ReportBuilder::apply_markers(const std::vector<StackMarker>& markers, std::
   }
 }
 
-void ReportBuilder::add_frame(Frame f, std::uint32_t line) {
+void ReportBuilder::add_frame(const FrameText& text, std::uint32_t line) {
   if (report_.sections.empty() || report_.sections.back().trace != report_.traces.size() - 1) {
     set_stack(stack_, exception_, line);  // implicit first section of this trace
     saw_marker_in_trace_ = false;
   }
+  // Room for a typical trace at once: a Frame is large, and every regrowth moves them all.
+  if (report_.frames.empty()) report_.frames.reserve(32);
+  // Made in place, once: constructing and moving a Frame costs more than filling it.
+  Frame& f = report_.frames.emplace_back();
+  text.fill(f);
   f.stack = stack_;
   f.exception = exception_;
   f.line = line;
   f.trace = static_cast<std::uint32_t>(report_.traces.size() - 1);
-  report_.frames.push_back(std::move(f));
   report_.sections.back().frame_count++;
 }
 
@@ -359,7 +363,7 @@ std::string_view ReportBuilder::parse_taint(std::string_view t) {
 // ("3.6.0-rc1-wl+ #296 Tainted: G        W", "4.4.0 #11 Not tainted") and the
 // hung-task line ("      Not tainted 5.10.0 #1").
 bool ReportBuilder::parse_release_taint_line(std::string_view s) {
-  if (s.starts_with("Not tainted") || s.starts_with("Tainted: ")) {
+  if (starts(s, "Not tainted") || starts(s, "Tainted: ")) {
     parse_taint(s);
     return true;
   }
@@ -603,16 +607,16 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
     return Effect::Ignored;
   }
 
-  if (s.starts_with("Call Trace:") || s.starts_with("Call trace:") || s == "Backtrace:" ||
-      s.starts_with("backtrace:") || s.starts_with("Call Trace: ")) {
+  if (starts(s, "Call Trace:") || starts(s, "Call trace:") || s == "Backtrace:" || starts(s, "backtrace:") ||
+      starts(s, "Call Trace: ")) {
     start_trace(pending_label_.empty() ? std::string("Call Trace") : pending_label_, line.number,
                 !is_auxiliary_label(pending_label_));
     touch(line.number);
     std::string_view rest = trim(s.substr(s.find(':') + 1));
     if (!rest.empty()) {
-      if (auto tl = parse_trace_line(rest); tl && tl->frame) {
-        apply_markers(tl->markers, line.number);
-        add_frame(std::move(*tl->frame), line.number);
+      if (parse_trace_text(rest, trace_) && trace_.has_frame) {
+        apply_markers(trace_.markers, line.number);
+        add_frame(trace_.frame, line.number);
         return Effect::TraceFrame;
       }
     }
@@ -639,13 +643,14 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
   }
   if (last_break_next_) {
     last_break_next_ = false;
-    if (auto tl = parse_trace_line(text); tl && tl->frame) {
+    if (parse_trace_text(text, trace_) && trace_.has_frame) {
+      const FrameText& f = trace_.frame;
       CodeLocation loc;
-      loc.function = tl->frame->function;
-      loc.offset = tl->frame->offset;
-      loc.size = tl->frame->size;
-      loc.module = tl->frame->module;
-      loc.address = tl->frame->address;
+      if (!f.function.empty()) loc.function = std::string(f.function);
+      loc.offset = f.offset;
+      loc.size = f.size;
+      if (!f.module.empty()) loc.module = std::string(f.module);
+      loc.address = f.address;
       report_.last_break = std::move(loc);
       touch(line.number);
       return Effect::Consumed;
@@ -655,17 +660,17 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
   const char first = text.empty() ? '\0' : text[0];
   const bool frame_shaped = in_trace_ || first == ' ' || first == '\t' || first == '[' || first == '(' || first == '<';
   if (frame_shaped) {
-    if (auto tl = parse_trace_line(text)) {
+    if (parse_trace_text(text, trace_)) {
       if (!in_trace_) {
         // Frames with no "Call Trace:" header: KASAN/KMSAN/KFENCE access stacks, lockdep chains.
         start_trace(pending_label_.empty() ? std::string("Call Trace") : pending_label_, line.number,
                     !is_auxiliary_label(pending_label_));
       }
       non_frame_in_trace_ = 0;
-      apply_markers(tl->markers, line.number);
+      apply_markers(trace_.markers, line.number);
       touch(line.number);
-      if (tl->frame) {
-        add_frame(std::move(*tl->frame), line.number);
+      if (trace_.has_frame) {
+        add_frame(trace_.frame, line.number);
         return Effect::TraceFrame;
       }
       return Effect::Consumed;

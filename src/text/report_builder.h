@@ -43,7 +43,7 @@ class ReportBuilder {
   void start_trace(std::string label, std::uint32_t line, bool primary);
   void end_trace();
   void set_stack(StackKind stack, std::optional<std::string> exception, std::uint32_t line);
-  void add_frame(Frame f, std::uint32_t line);
+  void add_frame(const FrameText& text, std::uint32_t line);
   void apply_markers(const std::vector<StackMarker>& markers, std::uint32_t line);
   bool parse_header_field(std::string_view s, std::uint32_t line);
   bool parse_task_line(std::string_view s);
@@ -70,6 +70,7 @@ class ReportBuilder {
   bool line_had_timestamp_ = false;    // of the line being added
   bool modules_timestamped_ = false;   // the "Modules linked in:" line had a timestamp
   bool last_break_next_ = false;       // s390: the next frame-shaped line is the last breaking event
+  TraceText trace_;                    // the trace line being read, reused from line to line
 };
 
 }  // namespace btaudit

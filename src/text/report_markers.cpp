@@ -1,9 +1,15 @@
 #include "text/report_markers.h"
 
+#include <algorithm>
 #include <array>
+#include <bitset>
+#include <cstdint>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "text/scan.h"
+#include "text/word_starts.h"
 
 namespace btaudit {
 
@@ -135,11 +141,34 @@ constexpr Rule kRules[] = {
 // Subsystem prefixes (pr_fmt) that stand before some start lines.
 constexpr std::string_view kPrefixes[] = {"watchdog: ", "NMI watchdog: ", "rcu: ", "kernel: "};
 
-// Index of the rules by first character: most lines fail here without a compare.
+// A line's first eight bytes as one word, zero past its end (both sides of a compare
+// are made this way, so the byte order does not matter).
+std::uint64_t head_word(std::string_view s) {
+  std::uint64_t w = 0;
+  std::memcpy(&w, s.data(), std::min<std::size_t>(s.size(), sizeof w));
+  return w;
+}
+
+// Index of the rules by first character: most lines fail here without a compare. Lines
+// that share a first character with a rule are common (register rows, "INFO:", "BUG:"
+// lines), and so are rules sharing one ("BUG: ..." and "INFO: ..."): each rule's first
+// eight bytes are compared as one word before the rest is.
+struct IndexedRule {
+  std::uint64_t head = 0;  // head_word of the prefix's first eight bytes
+  std::uint64_t mask = 0;  // the bytes of head that the prefix fills
+  const Rule* rule = nullptr;
+};
 struct RuleIndex {
-  std::array<std::vector<const Rule*>, 128> by_first{};
+  std::array<std::vector<IndexedRule>, 128> by_first{};
   RuleIndex() {
-    for (const Rule& r : kRules) by_first[static_cast<unsigned char>(r.prefix[0]) & 0x7f].push_back(&r);
+    for (const Rule& r : kRules) {
+      IndexedRule ir;
+      ir.head = head_word(r.prefix);
+      const std::size_t n = std::min<std::size_t>(r.prefix.size(), 8);
+      ir.mask = n == 8 ? ~std::uint64_t{0} : head_word(std::string_view("\xff\xff\xff\xff\xff\xff\xff", n));
+      ir.rule = &r;
+      by_first[static_cast<unsigned char>(r.prefix[0]) & 0x7f].push_back(ir);
+    }
   }
 };
 
@@ -248,8 +277,12 @@ bool is_benign_start(std::string_view s) {
 std::optional<StartMarker> match_rules(std::string_view s) {
   const unsigned char c = static_cast<unsigned char>(s[0]);
   if (c >= 128) return std::nullopt;
-  for (const Rule* r : rule_index().by_first[c]) {
-    if (s.starts_with(r->prefix)) {
+  const std::vector<IndexedRule>& rules = rule_index().by_first[c];
+  if (rules.empty()) return std::nullopt;  // most lines: frames, registers, prose
+  const std::uint64_t head = head_word(s);
+  for (const IndexedRule& ir : rules) {
+    const Rule* r = ir.rule;
+    if ((head & ir.mask) == ir.head && s.starts_with(r->prefix)) {
       if (is_benign_start(s)) return std::nullopt;
       return StartMarker{r->kind, r->join, s};
     }
@@ -281,38 +314,51 @@ constexpr std::string_view kEmbeddable[] = {
     "SYZFATAL:",
 };
 
-struct EmbeddableIndex {
-  std::array<bool, 256> first{};  // the first characters of kEmbeddable
-  std::array<bool, 256> ident{};  // scan::is_ident, as a table for the per-byte loop below
-  EmbeddableIndex() {
-    for (auto e : kEmbeddable) first[static_cast<unsigned char>(e[0])] = true;
-    for (int c = 0; c < 256; ++c) ident[static_cast<std::size_t>(c)] = scan::is_ident(static_cast<char>(c));
-  }
-};
-
-const EmbeddableIndex& embeddable_index() {
-  static const EmbeddableIndex index;  // immutable after construction
-  return index;
+// A pair of bytes as an index into a 64K-entry table.
+std::size_t pair_index(char a, char b) {
+  return static_cast<std::size_t>(static_cast<unsigned char>(a)) << 8 | static_cast<unsigned char>(b);
 }
 
 // Looks for an embeddable start word after the first one. Words are tried at
 // word boundaries only, so "DEBUG:" never reads as "BUG:".
 std::optional<StartMarker> match_embedded(std::string_view s) {
   // "---[ end Kernel panic - not syncing: ... ]---" closes a report, it starts none.
-  if (s.starts_with("---[ end ")) return std::nullopt;
-  const auto& index = embeddable_index();
-  const auto* bytes = reinterpret_cast<const unsigned char*>(s.data());
-  // Every line goes through this loop: two table lookups per byte, the rest only at candidates.
-  for (std::size_t i = 1; i + 4 < s.size(); ++i) {
-    if (!index.first[bytes[i]] || index.ident[bytes[i - 1]]) continue;
-    const char before = s[i - 1];
-    if (before == '-' && s[i] != 'g') continue;  // only "segment-related general protection fault"
+  if (scan::starts(s, "---[ end ") || s.size() < 6) return std::nullopt;
+  // Both immutable after construction.
+  static const WordStartFinder finder = [] {
+    std::string firsts;
+    for (auto e : kEmbeddable) firsts.push_back(e[0]);
+    return WordStartFinder(firsts);
+  }();
+  // The words by first byte: candidates are common ("skb_", "do_", "kfree") and most
+  // first bytes open one word, so a candidate costs one comparison, not sixteen.
+  static const std::array<std::vector<std::string_view>, 256> by_first = [] {
+    std::array<std::vector<std::string_view>, 256> index;
+    for (auto e : kEmbeddable) index[static_cast<unsigned char>(e[0])].push_back(e);
+    return index;
+  }();
+  // The words' first two bytes, one bit per byte pair: a candidate ("do_", "skb_") is
+  // dropped by one lookup when no word starts with its two bytes.
+  static const std::bitset<65536> pairs = [] {
+    std::bitset<65536> set;
+    for (auto e : kEmbeddable) set.set(pair_index(e[0], e[1]));
+    return set;
+  }();
+  // Every line goes through this search; the rest runs only at candidates.
+  std::optional<StartMarker> found;
+  finder.find(s, s.size() - 4, [&](std::size_t i) {
+    if (!pairs[pair_index(s[i], s[i + 1])]) return false;  // i + 4 < s.size()
+    if (s[i - 1] == '-' && s[i] != 'g') return false;      // only "segment-related general protection fault"
     const std::string_view rest = s.substr(i);
-    for (auto e : kEmbeddable) {
-      if (e[0] == rest[0] && rest.starts_with(e)) return match_rules(rest);
+    for (auto e : by_first[static_cast<unsigned char>(rest[0])]) {
+      if (e[1] == rest[1] && rest.starts_with(e)) {
+        found = match_rules(rest);
+        return true;
+      }
     }
-  }
-  return std::nullopt;
+    return false;
+  });
+  return found;
 }
 
 }  // namespace

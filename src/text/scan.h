@@ -1,6 +1,8 @@
 // Small string_view scanners used by every text front-end file.
 // No allocation, no locale, no regex: these sit on the per-line hot path.
 #pragma once
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -8,12 +10,36 @@
 namespace btaudit::scan {
 
 constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
-constexpr bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 constexpr bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 constexpr bool is_ident_start(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.' || c == '$';
 }
-constexpr bool is_ident(char c) { return is_ident_start(c) || is_digit(c); }
+
+namespace detail {
+// Byte classes as tables: hex() and ident() run on every character of every frame line,
+// where a chain of range compares per character costs more than one load.
+inline constexpr std::uint8_t kNotHex = 0xff;
+inline constexpr std::array<std::uint8_t, 256> kHexValue = [] {
+  std::array<std::uint8_t, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    std::uint8_t v = kNotHex;
+    if (c >= '0' && c <= '9') v = static_cast<std::uint8_t>(c - '0');
+    if (c >= 'a' && c <= 'f') v = static_cast<std::uint8_t>(c - 'a' + 10);
+    if (c >= 'A' && c <= 'F') v = static_cast<std::uint8_t>(c - 'A' + 10);
+    t[static_cast<std::size_t>(c)] = v;
+  }
+  return t;
+}();
+inline constexpr std::array<bool, 256> kIdent = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 256; ++c)
+    t[static_cast<std::size_t>(c)] = is_ident_start(static_cast<char>(c)) || is_digit(static_cast<char>(c));
+  return t;
+}();
+}  // namespace detail
+
+constexpr bool is_hex(char c) { return detail::kHexValue[static_cast<unsigned char>(c)] != detail::kNotHex; }
+constexpr bool is_ident(char c) { return detail::kIdent[static_cast<unsigned char>(c)]; }
 
 constexpr std::string_view trim_left(std::string_view s) {
   std::size_t i = 0;
@@ -47,10 +73,10 @@ constexpr bool consume(std::string_view& s, std::string_view prefix) {
 constexpr std::optional<std::uint64_t> hex(std::string_view& s) {
   std::uint64_t v = 0;
   std::size_t i = 0;
-  for (; i < s.size() && is_hex(s[i]); ++i) {
+  for (; i < s.size(); ++i) {
+    const std::uint8_t d = detail::kHexValue[static_cast<unsigned char>(s[i])];
+    if (d == detail::kNotHex) break;
     if (i == 16) return std::nullopt;
-    const char c = s[i];
-    const unsigned d = is_digit(c) ? unsigned(c - '0') : unsigned((c | 0x20) - 'a' + 10);
     v = (v << 4) | d;
   }
   if (i == 0) return std::nullopt;

@@ -1,5 +1,7 @@
 #include "text/trace_line.h"
 
+#include <utility>
+
 #include "text/scan.h"
 
 namespace btaudit {
@@ -101,7 +103,7 @@ bool looks_like_source(std::string_view w) {
   return path.find('.') != std::string_view::npos || path.find('/') != std::string_view::npos;
 }
 
-void parse_suffixes(std::string_view s, Frame& f) {
+void parse_suffixes(std::string_view s, FrameText& f) {
   // The words after the symbol: "[mod]", "[mod buildid]", "file.c:12", "[inline]", "(C)", "(unreliable)".
   for (int guard = 0; guard < 8; ++guard) {
     s = trim_left(s);
@@ -118,10 +120,10 @@ void parse_suffixes(std::string_view s, Frame& f) {
       const std::size_t sp = inside.find(' ');
       std::string_view mod = inside.substr(0, sp);
       if (mod.empty()) continue;
-      f.module = std::string(mod);
+      f.module = mod;
       if (sp != std::string_view::npos) {
         std::string_view id = trim(inside.substr(sp + 1));
-        if (!id.empty()) f.build_id = std::string(id);
+        if (!id.empty()) f.build_id = id;
       }
       continue;
     }
@@ -135,7 +137,7 @@ void parse_suffixes(std::string_view s, Frame& f) {
     const std::size_t sp = s.find(' ');
     std::string_view word = s.substr(0, sp);
     if (word == "from") return;  // arm: "... from [<caller>] (caller+0x1/0x2)": the caller is the next line's frame
-    if (!f.source && looks_like_source(word)) f.source = std::string(word);
+    if (f.source.empty() && looks_like_source(word)) f.source = word;
     if (sp == std::string_view::npos) return;
     s.remove_prefix(sp);
   }
@@ -171,10 +173,46 @@ std::optional<SymbolRef> parse_symbol_ref(std::string_view& s) {
   return r;
 }
 
+void FrameText::fill(Frame& f) const {
+  if (!function.empty()) f.function.emplace(function);
+  if (offset) f.offset = offset;
+  if (size) f.size = size;
+  if (!module.empty()) f.module.emplace(module);
+  if (!build_id.empty()) f.build_id.emplace(build_id);
+  if (address) f.address = address;
+  if (!source.empty()) f.source.emplace(source);
+  if (inlined) f.inlined = true;
+  if (printed_unreliable) f.printed_unreliable = true;
+}
+
+// Field by field: assigning a fresh FrameText would zero the whole object (a rep stos in
+// the profile, on every trace line).
+void FrameText::reset() {
+  function = {};
+  offset.reset();
+  size.reset();
+  module = {};
+  build_id = {};
+  address.reset();
+  source = {};
+  inlined = false;
+  printed_unreliable = false;
+}
+
 std::optional<TraceLine> parse_trace_line(std::string_view text) {
-  TraceLine out;
+  TraceText t;
+  if (!parse_trace_text(text, t)) return std::nullopt;
+  std::optional<TraceLine> out(std::in_place);
+  out->markers = std::move(t.markers);
+  if (t.has_frame) t.frame.fill(out->frame.emplace());
+  return out;
+}
+
+bool parse_trace_text(std::string_view text, TraceText& out) {
+  out.markers.clear();
+  out.has_frame = false;
   std::string_view s = trim_left(text);
-  if (s.empty()) return std::nullopt;
+  if (s.empty()) return false;
 
   // Markers: on a line of their own (4.10+) or inline before a frame (<= 4.9).
   for (int i = 0; i < 4; ++i) {
@@ -183,12 +221,11 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
     out.markers.push_back(std::move(*m));
     s = trim_left(s);
   }
-  if (s.empty()) {
-    if (out.markers.empty()) return std::nullopt;
-    return out;
-  }
+  if (s.empty()) return !out.markers.empty();
 
-  Frame f;
+  FrameText& f = out.frame;
+  f.reset();
+  out.has_frame = true;
   bool s390_paren = false;
   if (s[0] == '(' && s.size() > 2 && s[1] == '[') {  // s390: "([<...>] foo+0x1/0x2)" is unreliable
     s390_paren = true;
@@ -204,7 +241,8 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
       f.address = ip;
       s = trim_left(s);
     } else {
-      return out.markers.empty() ? std::nullopt : std::optional<TraceLine>(out);
+      out.has_frame = false;
+      return !out.markers.empty();
     }
   }
   if (consume(s, "? ")) {
@@ -212,7 +250,10 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
     s = trim_left(s);
   }
   const bool paren = consume(s, "(");  // arm: "(foo+0x0/0x10c)"
-  const auto no_frame = [&out]() { return out.markers.empty() ? std::nullopt : std::optional<TraceLine>(out); };
+  const auto no_frame = [&out]() {
+    out.has_frame = false;
+    return !out.markers.empty();
+  };
   if (!paren && starts_with_hex_literal(s)) {
     // A raw address with no symbol: " 0xffffffffc0123456", "? 0xffffffffc0123456",
     // s390 "([<00000000027f8000>] 0x27f8000)".
@@ -224,8 +265,7 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
     if (!f.address) f.address = v;
     parse_suffixes(h, f);
     if (s390_paren) f.printed_unreliable = true;
-    out.frame = std::move(f);
-    return out;
+    return true;
   }
   std::string_view t = s;
   const std::string_view name = symbol_name(t);
@@ -233,9 +273,8 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
     // arm without offsets: "[<c0014318>] (dump_backtrace_log_lvl) from [<c001457c>] (show_stack+0x24/0x2c)".
     std::string_view rest = trim_left(t);
     if (!f.address || !(rest.empty() || rest.starts_with("from "))) return no_frame();
-    f.function = std::string(name);
-    out.frame = std::move(f);
-    return out;
+    f.function = name;
+    return true;
   }
   if (!name.empty() && consume(t, "+")) {
     auto off = hex0x(t);
@@ -246,7 +285,7 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
       if (!size) return no_frame();
       f.size = *size;
     }
-    f.function = std::string(name);
+    f.function = name;
     if (paren) consume(t, ")");
     parse_suffixes(t, f);
   } else if (!name.empty() && !paren && !f.address && t.starts_with(" from ")) {
@@ -255,13 +294,13 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
     // "[<pc>] (foo+0x0/0x10c) from [<lr>] (bar+0x18/0x1c)" form, the frame is the first name.
     std::string_view from = t.substr(6);
     if (!parse_symbol_ref(from)) return no_frame();
-    f.function = std::string(name);
+    f.function = name;
   } else if (!name.empty() && !paren && !t.empty() && t[0] == ' ') {
     // Symbolized inline frame without offset: " __dump_stack lib/dump_stack.c:17 [inline]".
     std::string_view rest = trim_left(t);
     const std::string_view word = rest.substr(0, rest.find(' '));
     if (!looks_like_source(word)) return no_frame();
-    f.function = std::string(name);
+    f.function = name;
     parse_suffixes(rest, f);
   } else if (f.address && name.empty() && (t.empty() || is_space(t[0]))) {
     // "[<ffffffff81234567>] 0xffffffff81234567" or an address with no symbol at all.
@@ -270,8 +309,7 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
     return no_frame();
   }
   if (s390_paren) f.printed_unreliable = true;
-  out.frame = std::move(f);
-  return out;
+  return true;
 }
 
 }  // namespace btaudit

@@ -9,6 +9,7 @@
 //   s390      " ([<0000000000112233>] foo+0x12/0x34)"
 //   symbolized (syzkaller) " foo+0x12/0x34 net/core/dev.c:123"  " bar include/x.h:12 [inline]"
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +32,36 @@ struct TraceLine {
 
 // Returns nullopt when the line is neither a marker nor a frame.
 std::optional<TraceLine> parse_trace_line(std::string_view text);
+
+// A frame's fields as the line prints them, views of the line ("" when not printed).
+// A Frame is large (its debuginfo slots included) and costly to construct and move;
+// the report builder makes each one once, in place, from this.
+struct FrameText {
+  std::string_view function;
+  std::optional<std::uint64_t> offset;
+  std::optional<std::uint64_t> size;
+  std::string_view module;
+  std::string_view build_id;
+  std::optional<std::uint64_t> address;
+  std::string_view source;
+  bool inlined = false;
+  bool printed_unreliable = false;
+
+  // Sets the fields of `f` that a trace line gives (the others are left alone).
+  void fill(Frame& f) const;
+  void reset();  // back to nothing printed
+};
+
+struct TraceText {
+  std::vector<StackMarker> markers;
+  FrameText frame;  // when has_frame
+  bool has_frame = false;
+};
+
+// parse_trace_line into `out` (whatever it held is replaced), the frame's text still in
+// `text`; false when the line is neither a marker nor a frame. A caller reading many
+// lines keeps one TraceText: a fresh one per line costs a zeroing of its whole size.
+bool parse_trace_text(std::string_view text, TraceText& out);
 
 // Parses "func+0xoff/0xsize" (with optional " [mod]") used by RIP:/pc:/WARNING lines.
 // Leaves `s` after what was consumed.

@@ -202,4 +202,23 @@ BOOST_AUTO_TEST_CASE(render_json_of_no_reports_is_a_document) {
   BOOST_TEST(doc["reports"].empty());
 }
 
+// Literal-keyed fields are staged in the writer: they reach the string when anything
+// else is written, on flush(), and when the writer goes away.
+BOOST_AUTO_TEST_CASE(staged_fields_reach_the_string) {
+  std::string out;
+  {
+    JsonWriter w(out);
+    w.begin_object();
+    w.field("a", 1);
+    w.field("b", std::string_view("x"));
+    w.flush();
+    BOOST_TEST(out == R"({"a":1,"b":"x")");
+    w.field("c", std::optional<int>());
+    w.field("d", std::string(200, 'y'));  // too long to stage: the general path, after the key
+    BOOST_TEST(out == R"({"a":1,"b":"x","c":null,"d":")" + std::string(200, 'y') + "\"");
+    w.field("e", true);
+  }
+  BOOST_TEST(out == R"({"a":1,"b":"x","c":null,"d":")" + std::string(200, 'y') + R"(","e":true)");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
