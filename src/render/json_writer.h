@@ -90,7 +90,7 @@ class JsonWriter {
   // A number the caller formatted itself (a fraction with fixed decimals).
   void raw_number(std::string_view digits) {
     comma();
-    out_ += digits;
+    out() += digits;
   }
   template <typename T>
   void value(const std::optional<T>& v) {

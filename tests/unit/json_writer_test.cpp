@@ -221,4 +221,16 @@ BOOST_AUTO_TEST_CASE(staged_fields_reach_the_string) {
   BOOST_TEST(out == R"({"a":1,"b":"x","c":null,"d":")" + std::string(200, 'y') + R"(","e":true)");
 }
 
+// A pre-formatted number after staged fields lands after them (bucket stale_share).
+BOOST_AUTO_TEST_CASE(raw_number_follows_staged_fields) {
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object();
+  w.field("count", 3);
+  w.key("share");
+  w.raw_number("0.500");
+  w.end_object();
+  BOOST_TEST(out == R"({"count":3,"share":0.500})");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
