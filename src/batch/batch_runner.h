@@ -21,6 +21,10 @@ struct BatchOptions {
 struct BatchHooks {
   // Walker thread: true to leave an input out (already in the database).
   std::function<bool(const InputUnit&)> already_done;
+  // The worker that analyzed an input (0 .. jobs-1), right after, in no particular
+  // order and concurrently with other workers: per-worker work that needs no order
+  // (bucket tables, whose merge is order-independent) stays out of the ordered path.
+  std::function<void(unsigned worker, const UnitResult&)> on_analyzed;
   // Once per input, in walk order, never two at a time (from whichever worker
   // finished the input next in line).
   std::function<void(UnitResult&&)> on_result;

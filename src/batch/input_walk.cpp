@@ -19,11 +19,23 @@ struct DirCloser {
   void operator()(DIR* d) const { ::closedir(d); }
 };
 
-std::int64_t mtime_ns(const struct stat& st) {
+std::int64_t mtime_ns_of(const struct stat& st) {
   return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
 }
 
 }  // namespace
+
+void InputUnit::stat_now() {
+  if (!unstatted) return;
+  unstatted = false;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    error = std::string("cannot open: ") + std::strerror(errno);
+    return;
+  }
+  bytes = static_cast<std::uint64_t>(st.st_size);
+  mtime_ns = mtime_ns_of(st);
+}
 
 InputWalk::InputWalk(std::vector<std::string> arguments) : arguments_(std::move(arguments)) {}
 
@@ -54,7 +66,7 @@ std::optional<InputUnit> InputWalk::visit(const std::string& path, bool from_arg
     while (const dirent* e = ::readdir(dir.get())) {
       const std::string_view name = e->d_name;
       if (name == "." || name == "..") continue;
-      level.names.emplace_back(name);
+      level.names.emplace_back(name, e->d_type);
     }
     std::sort(level.names.begin(), level.names.end());
     stack_.push_back(std::move(level));
@@ -65,7 +77,7 @@ std::optional<InputUnit> InputWalk::visit(const std::string& path, bool from_arg
     return unit;
   }
   unit.bytes = static_cast<std::uint64_t>(st.st_size);
-  unit.mtime_ns = mtime_ns(st);
+  unit.mtime_ns = mtime_ns_of(st);
   return unit;
 }
 
@@ -79,13 +91,23 @@ std::optional<InputUnit> InputWalk::next() {
       }
       std::string path = top.dir;
       if (path.empty() || path.back() != '/') path += '/';
-      path += top.names[top.next++];
-      struct stat lst {};
+      const auto& [name, type] = top.names[top.next++];
+      path += name;
       // Below an argument, a symlinked folder is skipped rather than followed: following
-      // it could visit the same files twice or loop forever.
-      if (::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+      // it could visit the same files twice or loop forever. (readdir's d_type says
+      // which entries are links; DT_UNKNOWN file systems get an lstat.)
+      struct stat lst {};
+      const bool link =
+          type == DT_LNK || (type == DT_UNKNOWN && ::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode));
+      if (link) {
         struct stat st {};
         if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) continue;
+      }
+      if (type == DT_REG) {  // a regular file: no stat needed to know what it is
+        InputUnit unit;
+        unit.path = std::move(path);
+        unit.unstatted = true;
+        return unit;
       }
       if (auto unit = visit(path, false)) return unit;
       continue;

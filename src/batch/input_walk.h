@@ -17,6 +17,11 @@ struct InputUnit {
   std::int64_t mtime_ns = 0;         // modification time (0 for standard input)
   std::optional<std::string> error;  // set when it cannot be an input (missing, not a regular file, ...)
   bool from_argument = false;        // named on the command line, not found under a folder
+  // A regular file found under a folder (readdir said so) whose size and mtime
+  // are not read yet: stat_now() fills them, in the worker that takes it,
+  // outside the walk's lock.
+  bool unstatted = false;
+  void stat_now();
 };
 
 class InputWalk {
@@ -28,7 +33,7 @@ class InputWalk {
  private:
   struct Level {
     std::string dir;
-    std::vector<std::string> names;  // sorted
+    std::vector<std::pair<std::string, unsigned char>> names;  // sorted by name; readdir's d_type
     std::size_t next = 0;
   };
   std::optional<InputUnit> visit(const std::string& path, bool from_argument);

@@ -65,9 +65,10 @@ UnitResult analyze_unit(const InputUnit& unit, std::uint64_t seq, const UnitLimi
   UnitResult result;
   result.seq = seq;
   result.unit = unit;
-  if (unit.error) {
-    result.skip = unit.error->find("regular") != std::string::npos ? SkipKind::NotRegular : SkipKind::Unreadable;
-    result.skip_reason = *unit.error;
+  result.unit.stat_now();
+  if (result.unit.error) {
+    result.skip = result.unit.error->find("regular") != std::string::npos ? SkipKind::NotRegular : SkipKind::Unreadable;
+    result.skip_reason = *result.unit.error;
     return result;
   }
   const std::string name = unit.path == "-" ? std::string("<stdin>") : unit.path;

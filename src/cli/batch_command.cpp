@@ -78,6 +78,7 @@ class CorpusSizer {
           while (!stop.stop_requested()) {
             auto unit = walk.next();
             if (!unit) break;
+            unit->stat_now();
             inputs_.fetch_add(1, std::memory_order_relaxed);
             bytes_.fetch_add(unit->bytes, std::memory_order_relaxed);
           }
@@ -219,7 +220,9 @@ int run_batch_command(const std::vector<std::string>& args) {
     };
 
   RunCounts counts;
-  BucketTable buckets;
+  // One bucket table per worker, merged at the end: merging is order-independent,
+  // so the result is the same as one table fed in walk order.
+  std::vector<BucketTable> worker_buckets(jobs);
   constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
   std::string pending_out;
   unsigned uncommitted = 0;
@@ -246,7 +249,6 @@ int run_batch_command(const std::vector<std::string>& args) {
     }
     for (const ReportRecord& rec : r.reports) {
       ++counts.reports;
-      buckets.add(rec.as_bucket());
       if (reports_out) {
         pending_out += rec.json;
         pending_out.push_back('\n');
@@ -266,6 +268,9 @@ int run_batch_command(const std::vector<std::string>& args) {
       }
     }
   };
+  hooks.on_analyzed = [&](unsigned worker, const UnitResult& r) {
+    for (const ReportRecord& rec : r.reports) worker_buckets[worker].add(rec.as_bucket());
+  };
   hooks.on_tick = [&] {
     ProgressFigures f{counts.inputs, counts.reports, counts.bytes, 0, 0};
     if (sizer) sizer->fill(f);
@@ -275,14 +280,21 @@ int run_batch_command(const std::vector<std::string>& args) {
 
   const auto start = std::chrono::steady_clock::now();
   BatchTotals totals;
+  BucketTable buckets;
   try {
     totals = run_batch(InputWalk(paths), options, hooks);
+    for (const BucketTable& t : worker_buckets)
+      for (const Bucket& b : t.sorted()) buckets.add(b);
     if (store) store->commit();
     if (reports_out) {
       reports_out->write(pending_out);
       reports_out->close();
     }
-    if (!buckets_path.empty()) {
+    // An interrupted run's worker tables may hold inputs that were analyzed but never
+    // delivered: no summary rather than one that disagrees with the reports written.
+    if (!buckets_path.empty() && totals.stopped) {
+      std::cerr << "btaudit batch: interrupted: bucket summary " << buckets_path << " not written\n";
+    } else if (!buckets_path.empty()) {
       OutputFile out(buckets_path);
       out.write(render_buckets_ndjson(buckets.sorted()));
       out.close();

@@ -39,7 +39,23 @@ std::string read_all(const std::string& path, int fd, std::size_t cap) {
   struct stat st {};
   if (::fstat(fd, &st) == 0) {
     if (S_ISDIR(st.st_mode)) throw InputError(path, "is a directory");
-    if (S_ISREG(st.st_mode) && st.st_size > 0) data.reserve(static_cast<std::size_t>(st.st_size));
+    if (S_ISREG(st.st_mode) && st.st_size > 0) {
+      // A regular file is read straight into the string, not through a bounce buffer.
+      const auto size = static_cast<std::size_t>(st.st_size);
+      if (size > cap) throw InputError(path, "larger than the input size limit");
+      data.resize(size);
+      std::size_t got = 0;
+      while (got < size) {
+        const ssize_t n = ::read(fd, data.data() + got, size - got);
+        if (n == 0) break;
+        if (n < 0) {
+          if (errno == EINTR) continue;
+          throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
+        }
+        got += static_cast<std::size_t>(n);
+      }
+      data.resize(got);
+    }
   }
   char buf[1 << 16];
   for (;;) {
@@ -203,7 +219,11 @@ InputBuffer load_input(const std::string& path, InputLimits limits) {
     if (fd < 0) throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
     Fd owner(fd, true);
     struct stat st {};
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+    // Small files are read, not mapped: a munmap in a multi-threaded process (batch
+    // workers) sends a TLB-shootdown interrupt to every CPU running it, which costs
+    // more than copying a console log of a few hundred KiB.
+    constexpr std::size_t kMapFrom = std::size_t{4} << 20;
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) >= kMapFrom &&
         static_cast<std::size_t>(st.st_size) <= limits.max_bytes) {
       const auto size = static_cast<std::size_t>(st.st_size);
       // MAP_POPULATE maps the (usually cached) pages up front instead of one fault per page.
@@ -215,8 +235,13 @@ InputBuffer load_input(const std::string& path, InputLimits limits) {
         return InputBuffer(decompress(path, mapped.view(), limits.max_bytes, c));
       }
     }
+    // Read through the descriptor already open (no second open of the same path).
+    std::string raw = read_all(path, fd, limits.max_bytes);
+    const Compression c = compression_of(raw);
+    if (c == Compression::None) return InputBuffer(std::move(raw));
+    return InputBuffer(decompress(path, raw, limits.max_bytes, c));
   }
-  return InputBuffer(read_input(path, limits));  // stdin, pipes, empty files, or no mapping
+  return InputBuffer(read_input(path, limits));  // standard input
 }
 
 }  // namespace btaudit
