@@ -8,7 +8,7 @@ packages=(
   build-essential cmake ninja-build pkg-config g++ clang-14 libclang-rt-14-dev clang-format clang-tidy
   libdw-dev libelf-dev elfutils libkdumpfile-dev
   libboost-program-options-dev libboost-test-dev libsqlite3-dev
-  nlohmann-json3-dev libzydis-dev
+  nlohmann-json3-dev libzydis-dev libmimalloc-dev
   zlib1g-dev liblzma-dev libzstd-dev
   python3 gzip xz-utils zstd parallel sqlite3
 )
