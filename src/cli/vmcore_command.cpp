@@ -12,6 +12,7 @@
 #include "debuginfo/debuginfo_error.h"
 #include "render/dump_render.h"
 #include "render/dump_svg.h"
+#include "render/hex_text.h"
 #include "render/irqstate_text.h"
 #include "vmcore/kdump_dump.h"
 #include "vmcore/printk_log.h"
@@ -24,12 +25,6 @@ namespace {
 
 void write_stdout(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
 
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 void print_info(KdumpDump& dump) {
   std::cout << "dump:     " << dump.path() << " (" << dump.format() << ")\n";
   if (auto r = dump.vmcoreinfo("OSRELEASE")) std::cout << "release:  " << *r << "\n";
@@ -39,8 +34,8 @@ void print_info(KdumpDump& dump) {
   const auto cpus = dump.cpu_registers();
   std::cout << "cpus:     " << cpus.size() << " with register notes\n";
   for (const CpuRegisters& c : cpus)
-    std::cout << "  cpu " << c.cpu << "  rip " << hex(c.get("rip").value_or(0)) << "  rsp "
-              << hex(c.get("rsp").value_or(0)) << "  (NT_PRSTATUS)\n";
+    std::cout << "  cpu " << c.cpu << "  rip " << hex16(c.get("rip").value_or(0)) << "  rsp "
+              << hex16(c.get("rsp").value_or(0)) << "  (NT_PRSTATUS)\n";
 }
 
 std::string irq_state_json(const DumpAnalysis& a) {

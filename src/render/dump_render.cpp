@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "btaudit_version.h"
+#include "render/hex_text.h"
 #include "render/irqstate_text.h"
 #include "render/json_writer.h"
 #include "render/report_json.h"
@@ -10,12 +11,6 @@
 namespace btaudit {
 
 namespace {
-
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string stack_label(const Frame& f) {
   if (f.exception) return *f.exception;
@@ -32,7 +27,7 @@ std::string describe(const Frame& f) {
                   static_cast<unsigned long long>(f.size.value_or(0)));
     s = *f.function + buf;
   } else if (f.address) {
-    s = "0x" + hex(*f.address);
+    s = "0x" + hex16(*f.address);
   }
   if (f.module) s += " [" + *f.module + "]";
   return s;
@@ -107,11 +102,11 @@ std::string walk_lines(const CpuWalk& cw, const Report& r) {
   for (const SymbolizedFrame& s : cw.frames) {
     if (s.frame.from_regs) {
       // A RIP from registers: the CPU's own (slot 0) or a pt_regs on a stack, as the kernel's RIP: lines.
-      std::string where = s.frame.slot ? "pt_regs at " + hex(s.frame.slot - 128) : std::string("CPU registers");
+      std::string where = s.frame.slot ? "pt_regs at " + hex16(s.frame.slot - 128) : std::string("CPU registers");
       char buf[64];
       std::snprintf(buf, sizeof buf, "+0x%llx/0x%llx", static_cast<unsigned long long>(s.offset),
                     static_cast<unsigned long long>(s.size));
-      const std::string fn = s.function ? *s.function + buf : "0x" + hex(s.frame.address);
+      const std::string fn = s.function ? *s.function + buf : "0x" + hex16(s.frame.address);
       out += "  RIP: ";
       out += fn;
       if (s.module) out.append(" [").append(*s.module).append("]");
@@ -124,14 +119,14 @@ std::string walk_lines(const CpuWalk& cw, const Report& r) {
     if (label != banner) {
       if (!banner.empty() && transition < cw.transitions.size()) {
         const WalkTransition& t = cw.transitions[transition++];
-        out += "  --- " + t.from + " -> " + t.to + ": followed the backlink " + hex(t.value) + " read at " +
-               hex(t.slot) + " ---\n";
+        out += "  --- " + t.from + " -> " + t.to + ": followed the backlink " + hex16(t.value) + " read at " +
+               hex16(t.slot) + " ---\n";
       }
       out += "  <" + label + ">\n";
       banner = label;
     }
     char line[256];
-    std::snprintf(line, sizeof line, "  %s  %-9s %s%-52s %s\n", f.slot ? hex(*f.slot).c_str() : "                ",
+    std::snprintf(line, sizeof line, "  %s  %-9s %s%-52s %s\n", f.slot ? hex16(*f.slot).c_str() : "                ",
                   std::string(to_string(f.verdict)).c_str(), f.printed_unreliable ? "? " : "  ", describe(f).c_str(),
                   std::string(reason_code(f.reason)).c_str());
     out += line;
@@ -224,17 +219,17 @@ std::string render_dump_text(const DumpAnalysis& a, const TextStyle& style, int 
     const Report& r = a.cpu_reports[i];
     const CpuIrqState& c = cw.state;
     out += "\nCPU " + std::to_string(c.cpu) + ": " + c.comm.value_or("?") + " (pid " +
-           (c.pid ? std::to_string(*c.pid) : std::string("?")) + "), SP " + (c.sp ? hex(*c.sp) : std::string("?")) +
+           (c.pid ? std::to_string(*c.pid) : std::string("?")) + "), SP " + (c.sp ? hex16(*c.sp) : std::string("?")) +
            " on the " + c.sp_stack + " stack; IRQ stack " +
-           (c.irq_stack ? hex(c.irq_stack->begin) + "-" + hex(c.irq_stack->end) : std::string("?")) + ", in use " +
+           (c.irq_stack ? hex16(c.irq_stack->begin) + "-" + hex16(c.irq_stack->end) : std::string("?")) + ", in use " +
            irq_in_use_text(c, "?") + "; registers from " + c.registers_from + "\n";
     out += walk_lines(cw, r);
   }
   for (std::size_t i = 0; i < a.walk.tasks.size(); ++i) {
     const CpuIrqState& t = a.walk.tasks[i].state;
     out += "\nPID " + (t.pid ? std::to_string(*t.pid) : std::string("?")) + ": " + t.comm.value_or("?") + ", task " +
-           (t.task ? hex(*t.task) : std::string("?")) + ", switched out; thread.sp " +
-           (t.sp ? hex(*t.sp) : std::string("?")) + " on the " + t.sp_stack + " stack\n";
+           (t.task ? hex16(*t.task) : std::string("?")) + ", switched out; thread.sp " +
+           (t.sp ? hex16(*t.sp) : std::string("?")) + " on the " + t.sp_stack + " stack\n";
     out += walk_lines(a.walk.tasks[i], a.task_reports[i]);
   }
   if (!with_reports) return out;

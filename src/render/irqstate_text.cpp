@@ -2,17 +2,9 @@
 
 #include <cstdio>
 
+#include "render/hex_text.h"
+
 namespace btaudit {
-
-namespace {
-
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-}  // namespace
 
 std::string irq_in_use_text(const CpuIrqState& c, const std::string& unknown) {
   if (c.in_use) return *c.in_use ? "yes" : "no";
@@ -31,12 +23,12 @@ std::string render_irq_state_text(const DumpAnalysis& a) {
   for (const CpuWalk& cw : a.walk.cpus) {
     const CpuIrqState& c = cw.state;
     char line[400];
-    const std::string irq = c.irq_stack ? hex(c.irq_stack->begin) + "-" + hex(c.irq_stack->end) : std::string("-");
+    const std::string irq = c.irq_stack ? hex16(c.irq_stack->begin) + "-" + hex16(c.irq_stack->end) : std::string("-");
     const std::string use = irq_in_use_text(c, "-");
     std::snprintf(line, sizeof line, "%3d  %-16s %4s  %-16s %-17s %-7s %-37s %-17s %-7s %s\n", c.cpu,
-                  c.task ? hex(*c.task).c_str() : "-", c.pid ? std::to_string(*c.pid).c_str() : "-",
-                  c.comm.value_or("-").c_str(), c.sp ? hex(*c.sp).c_str() : "-", c.sp_stack.c_str(), irq.c_str(),
-                  c.backlink ? hex(*c.backlink).c_str() : "-", use.c_str(), c.registers_from.c_str());
+                  c.task ? hex16(*c.task).c_str() : "-", c.pid ? std::to_string(*c.pid).c_str() : "-",
+                  c.comm.value_or("-").c_str(), c.sp ? hex16(*c.sp).c_str() : "-", c.sp_stack.c_str(), irq.c_str(),
+                  c.backlink ? hex16(*c.backlink).c_str() : "-", use.c_str(), c.registers_from.c_str());
     out += line;
     for (const auto& p : c.problems) out += "     problem: " + p + "\n";
   }

@@ -165,24 +165,13 @@ void ReportStore::add(const UnitResult& result) {
 }
 
 Bucket ReportStore::recompute(const std::string& signature) {
+  // Each report as a bucket of one, in the buckets table's column order, folded.
   Statement rows = db_.prepare(
-      "SELECT path, first_line, title, kind, guilty_function, unreliable_frames, stale_frames FROM reports "
-      "WHERE signature = ?1");
+      "SELECT signature, title, kind, guilty_function, 1, path, path, path, first_line, unreliable_frames, "
+      "stale_frames FROM reports WHERE signature = ?1");
   rows.bind(1, signature);
   Bucket total;
-  while (rows.step()) {
-    Bucket one;
-    one.signature = signature;
-    one.count = 1;
-    one.first_input = one.last_input = one.example_input = rows.text(0);
-    one.example_line = static_cast<std::uint32_t>(rows.integer(1));
-    one.title = rows.text(2);
-    one.kind = rows.text(3);
-    one.guilty_function = rows.optional_text(4);
-    one.unreliable_frames = static_cast<std::uint64_t>(rows.integer(5));
-    one.stale_frames = static_cast<std::uint64_t>(rows.integer(6));
-    total.merge(one);
-  }
+  while (rows.step()) total.merge(read_bucket(rows));
   return total;
 }
 
@@ -234,23 +223,6 @@ void ReportStore::commit() {
   update_buckets();
   db_.exec("COMMIT");
   in_transaction_ = false;
-}
-
-std::vector<Bucket> ReportStore::buckets() {
-  Statement s = db_.prepare(std::string("SELECT ") + kBucketColumns + " FROM buckets ORDER BY count DESC, signature");
-  std::vector<Bucket> out;
-  while (s.step()) out.push_back(read_bucket(s));
-  return out;
-}
-
-std::uint64_t ReportStore::report_count() {
-  Statement s = db_.prepare("SELECT COUNT(*) FROM reports");
-  return s.step() ? static_cast<std::uint64_t>(s.integer(0)) : 0;
-}
-
-std::uint64_t ReportStore::input_count() {
-  Statement s = db_.prepare("SELECT COUNT(*) FROM inputs");
-  return s.step() ? static_cast<std::uint64_t>(s.integer(0)) : 0;
 }
 
 std::vector<Bucket> stored_buckets(const std::string& path) {

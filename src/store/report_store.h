@@ -32,10 +32,6 @@ class ReportStore {
   // Updates the touched buckets and commits; a no-op without an open transaction.
   void commit();
 
-  std::vector<Bucket> buckets();  // largest first
-  std::uint64_t report_count();
-  std::uint64_t input_count();
-
  private:
   void begin();
   void update_buckets();
