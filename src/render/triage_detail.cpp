@@ -89,17 +89,17 @@ void trace_table(std::string& out, const Report& r) {
   for (std::size_t i = 0; i < r.frames.size(); ++i) {
     const Frame& f = r.frames[i];
     const std::string verdict(to_string(f.verdict));
-    const std::string reason_tip = escape_markup(reason_description(f.reason));
-    out += "<tr class=\"v-" + verdict + (r.guilty == i ? " guilty" : "") + "\" title=\"" + reason_tip + "\"><td>" +
-           std::to_string(i) + "</td><td>" + std::string(to_string(f.stack));
+    // The reason's description is each row's hover text: the page's script sets it from one table.
+    out += "<tr class=\"v-" + verdict + (r.guilty == i ? " guilty" : "") + "\"><td>" + std::to_string(i) + "</td><td>" +
+           std::string(to_string(f.stack));
     if (f.exception) out += " " + escape_markup(*f.exception);
-    out += "</td><td><span class=\"verdict\">" + verdict + "</span></td><td><code>";
+    out += "</td><td>" + verdict + "</td><td><code>";
     out += f.printed_unreliable ? "? " : "";
     append_escaped(out, frame_text(f));
     out += "</code>";
     if (r.guilty == i) out += " <strong class=\"mark\">guilty</strong>";
     if (f.debug) frame_sources(out, *f.debug);
-    out += "</td><td title=\"" + reason_tip + "\">" + std::string(reason_code(f.reason)) + "</td></tr>";
+    out += "</td><td>" + std::string(reason_code(f.reason)) + "</td></tr>";
   }
   out += "</tbody></table>";
 }
@@ -115,8 +115,8 @@ std::string format_day(std::int64_t day) {
   return buf;
 }
 
-std::string render_day_sparkline(const TriageBucket& b, std::int64_t first_day, std::int64_t last_day, int width,
-                                 int height) {
+DaySparkline day_sparkline(const TriageBucket& b, std::int64_t first_day, std::int64_t last_day, int width,
+                           int height) {
   // At most one bar per two pixels: a long range folds days into bins.
   const std::int64_t span = std::max<std::int64_t>(1, last_day - first_day + 1);
   const std::int64_t bins = std::min<std::int64_t>(span, std::max(1, width / 2));
@@ -131,21 +131,29 @@ std::string render_day_sparkline(const TriageBucket& b, std::int64_t first_day, 
   // Bars at most 8 px wide, the last day at the right edge: a few days do not fill the box.
   const double bar = std::min(8.0, static_cast<double>(width) / static_cast<double>(bins));
   const double left = static_cast<double>(width) - bar * static_cast<double>(bins);
-  std::string path;
+  DaySparkline out;
+  out.width = width;
+  out.height = height;
   char buf[96];
   for (std::int64_t i = 0; i < bins; ++i) {
     const std::uint64_t c = counts[static_cast<std::size_t>(i)];
     if (c == 0) continue;
     const double h = std::max(1.0, static_cast<double>(height) * static_cast<double>(c) / static_cast<double>(peak));
-    std::snprintf(buf, sizeof buf, "M%.1f %dv-%.1fh%.1fv%.1fz", left + static_cast<double>(i) * bar, height, h,
+    std::snprintf(buf, sizeof buf, "M%.1f,%dv-%.1fh%.1fv%.1fz", left + static_cast<double>(i) * bar, height, h,
                   std::max(0.8, bar - 0.4), h);
-    path += buf;
+    out.path += buf;
   }
-  std::string label = std::to_string(total) + " reports";
-  if (!b.days.empty()) label += ", " + format_day(b.days.front().first) + " to " + format_day(b.days.back().first);
+  out.label = std::to_string(total) + " reports";
+  if (!b.days.empty()) out.label += ", " + format_day(b.days.front().first) + " to " + format_day(b.days.back().first);
+  return out;
+}
+
+std::string render_day_sparkline(const TriageBucket& b, std::int64_t first_day, std::int64_t last_day, int width,
+                                 int height) {
+  const DaySparkline s = day_sparkline(b, first_day, last_day, width, height);
   return "<svg class=\"spark\" width=\"" + std::to_string(width) + "\" height=\"" + std::to_string(height) +
          "\" viewBox=\"0 0 " + std::to_string(width) + " " + std::to_string(height) + "\" role=\"img\" aria-label=\"" +
-         escape_markup(label) + "\"><title>" + escape_markup(label) + "</title><path d=\"" + path + "\"/></svg>";
+         escape_markup(s.label) + "\"><path d=\"" + s.path + "\"/></svg>";
 }
 
 std::string render_stack_picture(const Report& walk) {

@@ -1,13 +1,15 @@
-// The triage page: the bucket table rendered as HTML rows (so that it prints and
-// reads without script), the per-bucket details as HTML strings in one JSON
-// block that the script parses the first time a bucket is opened (10,000
-// buckets of traces as DOM at load would cost seconds), and the style and
-// script inline.
+// The triage page: the bucket list rendered as HTML rows in chunks the browser
+// skips while out of view (so that it prints and reads without script), the
+// per-bucket details as HTML strings in JSON arrays of one chunk's buckets,
+// each gzip-compressed and base64-encoded, unpacked when one of its buckets is
+// opened (10,000 buckets of traces as DOM, or even as plain text in the page,
+// would cost seconds at load), and the style and script inline.
 #include "render/triage_html.h"
 
 #include <algorithm>
 
 #include "render/markup_escape.h"
+#include "render/packed_text.h"
 
 namespace btaudit {
 
@@ -24,23 +26,27 @@ h1{font-size:18px;margin:0 0 4px}
 .tools{display:flex;gap:12px;align-items:center;flex-wrap:wrap}
 #filter{width:28em;max-width:100%;padding:5px 8px;font:inherit;border:1px solid #9aa3b1;border-radius:4px}
 main{padding:0 20px 40px}
-table.buckets{border-collapse:collapse;width:100%;table-layout:fixed;margin-top:8px}
-.buckets th,.buckets td{border-bottom:1px solid var(--line);padding:4px 6px;text-align:left;vertical-align:top;overflow:hidden;text-overflow:ellipsis}
-.buckets thead th{background:var(--head);position:sticky;top:0;z-index:1}
-.buckets th button{font:inherit;font-weight:600;border:0;background:none;padding:2px 0;cursor:pointer;color:inherit}
-.buckets th button::after{content:"";margin-left:4px;color:var(--muted)}
-.buckets th[aria-sort=ascending] button::after{content:"\25B2"}
-.buckets th[aria-sort=descending] button::after{content:"\25BC"}
-.c-count{width:6em}.c-last{width:7.5em}.c-kind{width:9em}.c-func{width:17%}.c-spark{width:130px}
-td.num{text-align:right;font-variant-numeric:tabular-nums}
-tr.bucket{cursor:pointer}
-tr.bucket:hover{background:#f7f9fc}
-tr.bucket[aria-expanded=true]{background:#eef3fb}
-tr.bucket:focus,.buckets th button:focus,#filter:focus{outline:2px solid var(--focus);outline-offset:-2px}
-tr.bucket td.title{white-space:nowrap}
-code{font:12px/1.3 ui-monospace,"DejaVu Sans Mono",monospace}
+#buckets{margin-top:8px;border-top:1px solid var(--line)}
+.row{display:flex;align-items:flex-start;border-bottom:1px solid var(--line)}
+.row>span{padding:4px 6px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;flex:none}
+.head{background:var(--head);position:sticky;top:0;z-index:1;font-weight:600}
+.head button{font:inherit;font-weight:600;border:0;background:none;padding:0;cursor:pointer;color:inherit}
+.head button::after{content:"";margin-left:4px;color:var(--muted)}
+.head [aria-sort=ascending] button::after{content:"\25B2"}
+.head [aria-sort=descending] button::after{content:"\25BC"}
+.c-count{width:6em;text-align:right;font-variant-numeric:tabular-nums}.c-last{width:7.5em}.c-kind{width:9em}
+.c-func{width:17%}.row>span.c-title{flex:1 1 0;min-width:8em}
+.row>span.c-spark{width:130px;height:26px;background:no-repeat 5px 4px;print-color-adjust:exact;-webkit-print-color-adjust:exact}
+/* Chunks of rows out of view are neither styled, laid out nor painted: 10,000 rows load and sort at once. */
+.chunk{content-visibility:auto;contain-intrinsic-block-size:2900px}
+.bucket{cursor:pointer}
+.bucket:hover{background:#f7f9fc}
+.bucket[aria-expanded=true]{background:#eef3fb}
+.bucket:focus,.head button:focus,#filter:focus{outline:2px solid var(--focus);outline-offset:-2px}
+code,.bucket .c-func{font:12px/1.3 ui-monospace,"DejaVu Sans Mono",monospace}
+.bucket .c-func{padding-top:6px}
 .spark path{fill:#3d6fb6}
-tr.detail>td{background:#fbfcfe;padding:8px 12px 16px}
+.detail{background:#fbfcfe;padding:8px 12px 16px;border-bottom:1px solid var(--line)}
 .detail-body h2{font-size:16px;margin:4px 0 8px}
 .detail-body h3{font-size:14px;margin:14px 0 4px}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:0}
@@ -68,69 +74,105 @@ svg.stacks path.link{stroke:#555;fill:none;stroke-width:1.2}
 @media print{
   header{position:static;border:0}
   #filter,.hint,.tools label{display:none}
-  .buckets thead th{position:static}
-  .buckets th button::after{content:""}
-  tr.bucket[hidden],tr.detail[hidden]{display:none}
-  tr.bucket,tr.detail{break-inside:avoid}
+  .head{position:static}
+  .head button::after{content:""}
+  .bucket,.detail{break-inside:avoid}
+  .chunk{content-visibility:visible}
   table.trace tr{break-inside:avoid}
   body{font-size:11px}
-  tr.bucket td.title{white-space:normal}
+  .row>span.c-title{white-space:normal}
   a{color:inherit}
 }
 )css";
+
+// Rows come in chunks of this many, each skipped by the browser while out of view
+// (content-visibility): one chunk's worth of work per screen, not one per row.
+constexpr std::size_t kChunkRows = 100;
 
 // Sorting moves each bucket row with its detail row; filtering hides rows whose
 // text (title, kind, function, signature) lacks every typed word.
 constexpr std::string_view kScript = R"js(
 (function(){
 "use strict";
-var table=document.getElementById("buckets"),body=table.tBodies[0];
-var rows=Array.prototype.slice.call(body.rows);
-var text=rows.map(function(r){return (r.textContent+" "+r.getAttribute("data-sig")).toLowerCase();});
-var details=null,shown=document.getElementById("shown"),filter=document.getElementById("filter");
-function detailHtml(i){
-  if(!details)details=JSON.parse(document.getElementById("details").textContent);
-  return details[i];
+var list=document.getElementById("rows"),head=document.getElementById("head");
+var chunks=Array.prototype.slice.call(list.children),rows=Array.prototype.slice.call(list.querySelectorAll(".bucket"));
+var PER=+list.getAttribute("data-per");
+// What the filter searches, per row: built at the first filter, not at load.
+function words(r){return [r.children[4].textContent,r.children[2].textContent,r.children[3].textContent,
+  r.getAttribute("data-sig")].join(" ").toLowerCase();}
+var text=null;
+var shown=document.getElementById("shown"),filter=document.getElementById("filter");
+function isDetail(n){return !!n&&n.classList.contains("detail");}
+var reasons=JSON.parse(document.getElementById("reasons").textContent);
+// The details come in packs of as many buckets as a chunk of rows, each gzip+base64 on a line
+// of its own: opening a bucket unpacks only its pack (a tenth of the text, none of it at load).
+var packs=null,unpacked={};
+function detailOf(i){
+  if(!packs)packs=document.getElementById("details").textContent.trim().split("\n");
+  var k=Math.floor(i/PER);
+  if(!unpacked[k]){
+    var bin=atob(packs[k]),bytes=new Uint8Array(bin.length);
+    for(var j=0;j<bin.length;j++)bytes[j]=bin.charCodeAt(j);
+    unpacked[k]=new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text().then(JSON.parse);
+  }
+  return unpacked[k].then(function(pack){return pack[i-k*PER];});
 }
 function toggle(row){
-  var open=row.getAttribute("aria-expanded")==="true",next=row.nextElementSibling;
-  if(open){if(next&&next.classList.contains("detail"))next.remove();row.setAttribute("aria-expanded","false");return;}
-  var tr=document.createElement("tr");tr.className="detail";tr.id="d"+row.getAttribute("data-i");
-  var td=document.createElement("td");td.colSpan=6;td.innerHTML=detailHtml(+row.getAttribute("data-i"));
-  tr.appendChild(td);row.after(tr);row.setAttribute("aria-expanded","true");
+  var next=row.nextElementSibling;
+  if(row.getAttribute("aria-expanded")==="true"){if(isDetail(next))next.remove();row.setAttribute("aria-expanded","false");return Promise.resolve();}
+  var d=document.createElement("div");d.className="detail";d.setAttribute("role","region");
+  d.id="d"+row.getAttribute("data-i");d.setAttribute("aria-label","bucket detail");d.textContent="...";
+  row.after(d);row.setAttribute("aria-expanded","true");row.setAttribute("aria-controls",d.id);
+  return detailOf(+row.getAttribute("data-i")).then(function(html){
+    d.innerHTML=html;
+    Array.prototype.forEach.call(d.querySelectorAll("table.trace tbody tr"),function(tr){
+      tr.title=reasons[tr.lastElementChild.textContent]||"";});
+    d.setAttribute("data-loaded","1");
+  });
 }
 var keys={count:function(r){return +r.getAttribute("data-count");},
   last:function(r){return +r.getAttribute("data-last");},
-  kind:function(r){return r.getAttribute("data-kind");},
-  func:function(r){return r.getAttribute("data-func");}};
+  kind:function(r){return r.children[2].textContent;},
+  func:function(r){return r.children[3].textContent;}};
 function sortBy(key,dir){
   var get=keys[key],idx=rows.map(function(r,i){return i;});
-  var vals=rows.map(get),num=typeof vals[0]==="number";
+  var vals=rows.map(get),counts=rows.map(keys.count),num=typeof vals[0]==="number";
   idx.sort(function(a,b){
     var x=vals[a],y=vals[b],c=num?x-y:(x<y?-1:x>y?1:0);
-    if(c===0)c=(+rows[b].getAttribute("data-count"))-(+rows[a].getAttribute("data-count"));
-    if(c===0)c=a-b;else if(dir==="descending")c=-c;
-    return c;});
-  var frag=document.createDocumentFragment();
-  idx.forEach(function(i){var r=rows[i],d=r.nextElementSibling;frag.appendChild(r);
-    if(d&&d.classList.contains("detail"))frag.appendChild(d);});
-  body.appendChild(frag);
-  rows=idx.map(function(i){return rows[i];});text=idx.map(function(i){return text[i];});
-  Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th){
-    var b=th.querySelector("button");if(!b)return;
-    if(b.getAttribute("data-key")===key)th.setAttribute("aria-sort",dir);else th.removeAttribute("aria-sort");});
+    if(dir==="descending")c=-c;
+    if(c===0)c=counts[b]-counts[a];
+    return c===0?a-b:c;});
+  var moved=idx.map(function(i){var r=rows[i],d=r.nextElementSibling;return isDetail(d)?[r,d]:[r];});
+  chunks.forEach(function(c,k){
+    var nodes=[];moved.slice(k*PER,(k+1)*PER).forEach(function(p){nodes.push.apply(nodes,p);});
+    c.replaceChildren.apply(c,nodes);});
+  rows=idx.map(function(i){return rows[i];});if(text)text=idx.map(function(i){return text[i];});
+  sizeChunks();
+  Array.prototype.forEach.call(head.querySelectorAll("[role=columnheader]"),function(h){
+    var b=h.querySelector("button");if(!b)return;
+    if(b.getAttribute("data-key")===key)h.setAttribute("aria-sort",dir);else h.removeAttribute("aria-sort");});
 }
-Array.prototype.forEach.call(table.tHead.querySelectorAll("button"),function(b){
+Array.prototype.forEach.call(head.querySelectorAll("button"),function(b){
   b.addEventListener("click",function(){
-    var th=b.parentNode,cur=th.getAttribute("aria-sort"),key=b.getAttribute("data-key");
+    var cur=b.parentNode.getAttribute("aria-sort"),key=b.getAttribute("data-key");
     var first=(key==="kind"||key==="func")?"ascending":"descending";
     sortBy(key,cur?(cur==="ascending"?"descending":"ascending"):first);});});
 function applyFilter(){
-  var words=filter.value.toLowerCase().split(/\s+/).filter(Boolean),n=0;
+  var want=filter.value.toLowerCase().split(/\s+/).filter(Boolean),n=0;
+  if(!text)text=rows.map(words);
   rows.forEach(function(r,i){
-    var ok=words.every(function(w){return text[i].indexOf(w)>=0;});
-    r.hidden=!ok;var d=r.nextElementSibling;if(d&&d.classList.contains("detail"))d.hidden=!ok;if(ok)n++;});
+    var ok=want.every(function(w){return text[i].indexOf(w)>=0;});
+    if(r.hidden===ok)r.hidden=!ok;var d=r.nextElementSibling;if(isDetail(d))d.hidden=!ok;if(ok)n++;});
   shown.textContent=n+" of "+rows.length+" buckets";
+  sizeChunks();
+}
+// An out-of-view chunk takes the height its shown rows would: the scroll bar stays true after a filter.
+var rowHeight=0;
+function sizeChunks(){
+  if(!rowHeight){var f=rows.find(function(r){return !r.hidden;});rowHeight=f?f.getBoundingClientRect().height||29:29;}
+  chunks.forEach(function(c,k){
+    var n=0;for(var i=k*PER;i<Math.min(rows.length,(k+1)*PER);i++)if(!rows[i].hidden)n++;
+    c.hidden=n===0;c.style.containIntrinsicBlockSize=(n*rowHeight)+"px";});
 }
 var timer=0;
 filter.addEventListener("input",function(){clearTimeout(timer);timer=setTimeout(applyFilter,rows.length>2000?120:0);});
@@ -138,13 +180,13 @@ filter.addEventListener("keydown",function(e){
   if(e.key==="ArrowDown"){var r=rows.find(function(x){return !x.hidden;});if(r){r.focus();e.preventDefault();}}
   if(e.key==="Enter"){clearTimeout(timer);applyFilter();}});
 function step(row,dir){
-  for(var r=row;;){r=dir>0?r.nextElementSibling:r.previousElementSibling;
-    if(!r)return null;if(r.classList.contains("bucket")&&!r.hidden)return r;}
+  for(var i=rows.indexOf(row)+dir;i>=0&&i<rows.length;i+=dir)if(!rows[i].hidden)return rows[i];
+  return null;
 }
-body.addEventListener("click",function(e){
-  if(e.target.closest("tr.detail"))return;var r=e.target.closest("tr.bucket");if(r){r.focus();toggle(r);}});
-body.addEventListener("keydown",function(e){
-  var r=e.target.closest&&e.target.closest("tr.bucket");if(!r)return;
+list.addEventListener("click",function(e){
+  if(e.target.closest(".detail"))return;var r=e.target.closest(".bucket");if(r){r.focus();toggle(r);}});
+list.addEventListener("keydown",function(e){
+  var r=e.target.closest&&e.target.closest(".bucket");if(!r||e.target!==r)return;
   if(e.key==="Enter"||e.key===" "){toggle(r);e.preventDefault();}
   else if(e.key==="ArrowDown"||e.key==="j"){var n=step(r,1);if(n){n.focus();e.preventDefault();}}
   else if(e.key==="ArrowUp"||e.key==="k"){var p=step(r,-1);if(p)p.focus();else filter.focus();e.preventDefault();}
@@ -223,40 +265,64 @@ std::string render_triage_html(const TriagePage& page) {
          " buckets</span><span class=\"legend\" aria-label=\"verdict colours\"><span class=\"reliable\">reliable"
          "</span><span class=\"plausible\">plausible</span><span class=\"stale\">stale</span><span class=\"unknown\">"
          "unknown</span></span><span class=\"hint\">Enter opens a bucket, arrows move, / filters</span></div>"
-         "</header><main><table class=\"buckets\" id=\"buckets\"><caption hidden>Buckets, largest first</caption>"
-         "<colgroup><col class=\"c-count\"><col class=\"c-last\"><col class=\"c-kind\"><col class=\"c-func\"><col>"
-         "<col class=\"c-spark\"></colgroup><thead><tr>"
-         "<th scope=\"col\" aria-sort=\"descending\"><button type=\"button\" data-key=\"count\">Count</button></th>"
-         "<th scope=\"col\"><button type=\"button\" data-key=\"last\">Last seen</button></th>"
-         "<th scope=\"col\"><button type=\"button\" data-key=\"kind\">Kind</button></th>"
-         "<th scope=\"col\"><button type=\"button\" data-key=\"func\">Guilty function</button></th>"
-         "<th scope=\"col\">Title</th><th scope=\"col\">Reports per day</th></tr></thead><tbody>";
+         "</header><main><div id=\"buckets\" role=\"table\" aria-label=\"Buckets, largest first\" "
+         "aria-rowcount=\"" +
+         std::to_string(page.buckets.size() + 1) +
+         "\"><div role=\"rowgroup\"><div class=\"row head\" id=\"head\" role=\"row\">"
+         "<span class=\"c-count\" role=\"columnheader\" aria-sort=\"descending\"><button type=\"button\" "
+         "data-key=\"count\">Count</button></span>"
+         "<span class=\"c-last\" role=\"columnheader\"><button type=\"button\" data-key=\"last\">Last seen</button>"
+         "</span><span class=\"c-kind\" role=\"columnheader\"><button type=\"button\" data-key=\"kind\">Kind</button>"
+         "</span><span class=\"c-func\" role=\"columnheader\"><button type=\"button\" data-key=\"func\">Guilty "
+         "function</button></span><span class=\"c-title\" role=\"columnheader\">Title</span>"
+         "<span class=\"c-spark\" role=\"columnheader\">Reports per day</span></div></div>"
+         "<div role=\"rowgroup\" id=\"rows\" data-per=\"" +
+         std::to_string(kChunkRows) + "\">";
   for (std::size_t i = 0; i < page.buckets.size(); ++i) {
+    if (i % kChunkRows == 0)
+      out += i == 0 ? "<div class=\"chunk\" role=\"none\">" : "</div><div class=\"chunk\" role=\"none\">";
     const TriageBucket& tb = page.buckets[i];
     const Bucket& b = tb.bucket;
     const std::string last = tb.last_day() ? format_day(*tb.last_day()) : std::string();
-    out += "<tr class=\"bucket\" tabindex=\"0\" aria-expanded=\"false\" data-i=\"" + std::to_string(i) +
-           "\" data-count=\"" + std::to_string(b.count) + "\" data-last=\"" +
+    out += "<div class=\"row bucket\" role=\"row\" tabindex=\"0\" aria-expanded=\"false\" data-i=\"" +
+           std::to_string(i) + "\" data-count=\"" + std::to_string(b.count) + "\" data-last=\"" +
            std::to_string(tb.last_day().value_or(0)) + "\"";
-    append_attribute(out, "data-kind", b.kind);
-    append_attribute(out, "data-func", b.guilty_function.value_or(""));
     append_attribute(out, "data-sig", b.signature);
-    out += "><td class=\"num\">" + std::to_string(b.count) + "</td><td>" + last + "</td><td>";
+    out += "><span class=\"c-count\" role=\"cell\">" + std::to_string(b.count) +
+           "</span><span class=\"c-last\" role=\"cell\">" + last + "</span><span class=\"c-kind\" role=\"cell\">";
     append_escaped(out, b.kind);
-    out += "</td><td><code>";
+    out += "</span><span class=\"c-func\" role=\"cell\">";
     append_escaped(out, b.guilty_function.value_or(""));
-    out += "</code></td><td class=\"title\"";
-    append_attribute(out, "title", b.title);
-    out += ">";
+    out += "</span><span class=\"c-title\" role=\"cell\">";
     append_escaped(out, b.title);
-    out += "</td><td>" + render_day_sparkline(tb, first_day, last_day, 120, 18) + "</td></tr>";
+    // The row's chart is an SVG image in a data URL: no DOM nodes, drawn only when in view.
+    const DaySparkline spark = day_sparkline(tb, first_day, last_day, 120, 18);
+    out += "</span><span class=\"c-spark\" role=\"img\"";
+    append_attribute(out, "aria-label", spark.label);
+    out +=
+        " style=\"background-image:url(&quot;data:image/svg+xml,%3Csvg xmlns=%27http://www.w3.org/2000/svg%27 "
+        "width=%27120%27 height=%2718%27%3E%3Cpath fill=%27%233d6fb6%27 d=%27" +
+        spark.path + "%27/%3E%3C/svg%3E&quot;)\"></span></div>";
   }
-  out += "</tbody></table></main><script type=\"application/json\" id=\"details\">[";
-  for (std::size_t i = 0; i < page.buckets.size(); ++i) {
-    if (i) out += ",\n";
-    append_json_string(out, render_triage_detail(page.buckets[i], first_day, last_day));
+  if (!page.buckets.empty()) out += "</div>";
+  out += "</div></div></main><script type=\"application/json\" id=\"reasons\">{";
+  for (int r = 0; r <= static_cast<int>(Reason::NoAddress); ++r) {
+    if (r) out += ",";
+    append_json_string(out, reason_code(static_cast<Reason>(r)));
+    out += ":";
+    append_json_string(out, reason_description(static_cast<Reason>(r)));
   }
-  out += "]</script><script>";
+  out += "}</script><script type=\"application/octet-stream\" id=\"details\" data-encoding=\"gzip+base64\">";
+  for (std::size_t first = 0; first < page.buckets.size(); first += kChunkRows) {
+    std::string pack = "[";
+    for (std::size_t i = first; i < std::min(page.buckets.size(), first + kChunkRows); ++i) {
+      if (i > first) pack += ",\n";
+      append_json_string(pack, render_triage_detail(page.buckets[i], first_day, last_day));
+    }
+    pack += "]";
+    out += "\n" + gzip_base64(pack);
+  }
+  out += "</script><script>";
   out += kScript;
   out += "</script></body></html>\n";
   return out;

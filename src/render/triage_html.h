@@ -18,6 +18,13 @@ std::string render_triage_html(const TriagePage& page);
 
 // The parts, for tests and for the page itself.
 std::string render_triage_detail(const TriageBucket& b, std::int64_t first_day, std::int64_t last_day);
+// Reports per day over [first_day, last_day] as bars: an SVG path, and what it shows in words.
+struct DaySparkline {
+  std::string path;   // SVG path data, only digits, '.', ',', '-' and path letters
+  std::string label;  // "12 reports, 2026-11-02 to 2026-11-29"
+  int width = 0, height = 0;
+};
+DaySparkline day_sparkline(const TriageBucket& b, std::int64_t first_day, std::int64_t last_day, int width, int height);
 std::string render_day_sparkline(const TriageBucket& b, std::int64_t first_day, std::int64_t last_day, int width,
                                  int height);
 std::string render_stack_picture(const Report& walk);
