@@ -20,7 +20,7 @@ constexpr int kMaxCpus = 8192;  // as read_irq_state: more is a corrupt register
 // The dump's vmlinux: by release under the debug directory, else from the server
 // by the build id VMCOREINFO states (5.9+, kernel/crash_core.c).
 std::string find_vmlinux(const DumpFacts& facts, const DumpAnalysisOptions& options) {
-  const std::string local = options.debug_dir + "/boot/vmlinux-" + facts.release;
+  std::string local = options.debug_dir + "/boot/vmlinux-" + facts.release;
   if (!facts.release.empty() && (!options.server || ::access(local.c_str(), R_OK) == 0)) return local;
   if (!options.server) throw DumpError(facts.path + ": VMCOREINFO names no release; give --vmlinux");
   if (facts.build_id.empty())

@@ -151,9 +151,9 @@ DaySparkline day_sparkline(const TriageBucket& b, std::int64_t first_day, std::i
 std::string render_day_sparkline(const TriageBucket& b, std::int64_t first_day, std::int64_t last_day, int width,
                                  int height) {
   const DaySparkline s = day_sparkline(b, first_day, last_day, width, height);
-  return "<svg class=\"spark\" width=\"" + std::to_string(width) + "\" height=\"" + std::to_string(height) +
-         "\" viewBox=\"0 0 " + std::to_string(width) + " " + std::to_string(height) + "\" role=\"img\" aria-label=\"" +
-         escape_markup(s.label) + "\"><path d=\"" + s.path + "\"/></svg>";
+  return "<svg class='spark' width='" + std::to_string(width) + "' height='" + std::to_string(height) +
+         "' viewBox='0 0 " + std::to_string(width) + " " + std::to_string(height) + "' role='img' aria-label='" +
+         escape_markup(s.label) + "'><path d='" + s.path + "'/></svg>";
 }
 
 std::string render_stack_picture(const Report& walk) {
@@ -174,28 +174,27 @@ std::string render_stack_picture(const Report& walk) {
   for (const Column& c : columns) rows = std::max(rows, c.frames.size());
   const int width = static_cast<int>(columns.size()) * (kWidth + kGap);
   const int height = kTop + static_cast<int>(rows) * kRow + 8;
-  std::string out = "<svg class=\"stacks\" width=\"" + std::to_string(width) + "\" height=\"" + std::to_string(height) +
-                    "\" viewBox=\"0 0 " + std::to_string(width) + " " + std::to_string(height) +
-                    "\" role=\"img\" aria-label=\"the dump's stacks of this CPU, frames by stack slot\">";
+  std::string out = "<svg class='stacks' width='" + std::to_string(width) + "' height='" + std::to_string(height) +
+                    "' viewBox='0 0 " + std::to_string(width) + " " + std::to_string(height) +
+                    "' role='img' aria-label='the dump's stacks of this CPU, frames by stack slot'>";
   for (std::size_t c = 0; c < columns.size(); ++c) {
     const int x = static_cast<int>(c) * (kWidth + kGap);
-    out += "<text x=\"" + std::to_string(x) + "\" y=\"14\" class=\"col\">" + escape_markup(columns[c].name) +
-           " stack</text>";
+    out += "<text x='" + std::to_string(x) + "' y='14' class='col'>" + escape_markup(columns[c].name) + " stack</text>";
     for (std::size_t i = 0; i < columns[c].frames.size(); ++i) {
       const Frame& f = *columns[c].frames[i];
       const int y = kTop + static_cast<int>(i) * kRow;
       std::string label = f.slot ? hex(*f.slot) + "  " : std::string();
       label += (f.printed_unreliable ? "? " : "") + frame_text(f);
-      out += "<g class=\"v-" + std::string(to_string(f.verdict)) + "\"><title>" +
+      out += "<g class='v-" + std::string(to_string(f.verdict)) + "'><title>" +
              escape_markup(std::string(to_string(f.verdict)) + ": " + std::string(reason_description(f.reason))) +
-             "</title><rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y) + "\" width=\"" +
-             std::to_string(kWidth) + "\" height=\"" + std::to_string(kRow - 2) + "\"/><text x=\"" +
-             std::to_string(x + 4) + "\" y=\"" + std::to_string(y + 12) + "\">" + escape_markup(label) + "</text></g>";
+             "</title><rect x='" + std::to_string(x) + "' y='" + std::to_string(y) + "' width='" +
+             std::to_string(kWidth) + "' height='" + std::to_string(kRow - 2) + "'/><text x='" + std::to_string(x + 4) +
+             "' y='" + std::to_string(y + 12) + "'>" + escape_markup(label) + "</text></g>";
     }
     if (c + 1 < columns.size()) {
       const int ax = x + kWidth + 4;
-      out += "<path class=\"link\" d=\"M" + std::to_string(ax) + " " + std::to_string(kTop + 8) + "h" +
-             std::to_string(kGap - 10) + "m-6 -4l6 4l-6 4\"/>";
+      out += "<path class='link' d='M" + std::to_string(ax) + " " + std::to_string(kTop + 8) + "h" +
+             std::to_string(kGap - 10) + "m-6 -4l6 4l-6 4'/>";
     }
   }
   out += "</svg>";

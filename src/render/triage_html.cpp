@@ -280,39 +280,39 @@ std::string render_triage_html(const TriagePage& page) {
          std::to_string(kChunkRows) + "\">";
   for (std::size_t i = 0; i < page.buckets.size(); ++i) {
     if (i % kChunkRows == 0)
-      out += i == 0 ? "<div class=\"chunk\" role=\"none\">" : "</div><div class=\"chunk\" role=\"none\">";
+      out += i == 0 ? "<div class='chunk' role='none'>" : "</div><div class='chunk' role='none'>";
     const TriageBucket& tb = page.buckets[i];
     const Bucket& b = tb.bucket;
     const std::string last = tb.last_day() ? format_day(*tb.last_day()) : std::string();
-    out += "<div class=\"row bucket\" role=\"row\" tabindex=\"0\" aria-expanded=\"false\" data-i=\"" +
-           std::to_string(i) + "\" data-count=\"" + std::to_string(b.count) + "\" data-last=\"" +
-           std::to_string(tb.last_day().value_or(0)) + "\"";
+    out += "<div class='row bucket' role='row' tabindex='0' aria-expanded='false' data-i='" + std::to_string(i) +
+           "' data-count='" + std::to_string(b.count) + "' data-last='" + std::to_string(tb.last_day().value_or(0)) +
+           "'";
     append_attribute(out, "data-sig", b.signature);
-    out += "><span class=\"c-count\" role=\"cell\">" + std::to_string(b.count) +
-           "</span><span class=\"c-last\" role=\"cell\">" + last + "</span><span class=\"c-kind\" role=\"cell\">";
+    out += "><span class='c-count' role='cell'>" + std::to_string(b.count) +
+           "</span><span class='c-last' role='cell'>" + last + "</span><span class='c-kind' role='cell'>";
     append_escaped(out, b.kind);
-    out += "</span><span class=\"c-func\" role=\"cell\">";
+    out += "</span><span class='c-func' role='cell'>";
     append_escaped(out, b.guilty_function.value_or(""));
-    out += "</span><span class=\"c-title\" role=\"cell\">";
+    out += "</span><span class='c-title' role='cell'>";
     append_escaped(out, b.title);
     // The row's chart is an SVG image in a data URL: no DOM nodes, drawn only when in view.
     const DaySparkline spark = day_sparkline(tb, first_day, last_day, 120, 18);
-    out += "</span><span class=\"c-spark\" role=\"img\"";
+    out += "</span><span class='c-spark' role='img'";
     append_attribute(out, "aria-label", spark.label);
     out +=
-        " style=\"background-image:url(&quot;data:image/svg+xml,%3Csvg xmlns=%27http://www.w3.org/2000/svg%27 "
+        " style='background-image:url(&quot;data:image/svg+xml,%3Csvg xmlns=%27http://www.w3.org/2000/svg%27 "
         "width=%27120%27 height=%2718%27%3E%3Cpath fill=%27%233d6fb6%27 d=%27" +
-        spark.path + "%27/%3E%3C/svg%3E&quot;)\"></span></div>";
+        spark.path + "%27/%3E%3C/svg%3E&quot;)'></span></div>";
   }
   if (!page.buckets.empty()) out += "</div>";
-  out += "</div></div></main><script type=\"application/json\" id=\"reasons\">{";
+  out += "</div></div></main><script type='application/json' id='reasons'>{";
   for (int r = 0; r <= static_cast<int>(Reason::NoAddress); ++r) {
     if (r) out += ",";
     append_json_string(out, reason_code(static_cast<Reason>(r)));
     out += ":";
     append_json_string(out, reason_description(static_cast<Reason>(r)));
   }
-  out += "}</script><script type=\"application/octet-stream\" id=\"details\" data-encoding=\"gzip+base64\">";
+  out += "}</script><script type='application/octet-stream' id='details' data-encoding='gzip+base64'>";
   for (std::size_t first = 0; first < page.buckets.size(); first += kChunkRows) {
     std::string pack = "[";
     for (std::size_t i = first; i < std::min(page.buckets.size(), first + kChunkRows); ++i) {

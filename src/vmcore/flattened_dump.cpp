@@ -96,18 +96,48 @@ FileDescriptor unlinked_file(const std::string& dir, const std::string& path) {
   return FileDescriptor(fd);
 }
 
+[[noreturn]] void write_failed(const std::string& path, const std::string& dir, int error) {
+  throw DumpError(path + ": cannot write the reassembled dump into " + dir + ": " + std::strerror(error) +
+                  " (set TMPDIR to a folder with room)");
+}
+
 void write_all(int fd, const std::uint8_t* data, std::size_t n, std::uint64_t offset, const std::string& path,
                const std::string& dir) {
   while (n > 0) {
     const ssize_t w = ::pwrite(fd, data, n, static_cast<off_t>(offset));
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0)
-      throw DumpError(path + ": cannot write the reassembled dump into " + dir + ": " +
-                      std::strerror(w < 0 ? errno : ENOSPC) + " (set TMPDIR to a folder with room)");
+    if (w <= 0) write_failed(path, dir, w < 0 ? errno : ENOSPC);
     data += w;
     n -= static_cast<std::size_t>(w);
     offset += static_cast<std::uint64_t>(w);
   }
+}
+
+std::string record_name(std::uint64_t record, std::uint64_t at) {
+  return "record " + std::to_string(record) + " at byte " + std::to_string(at);
+}
+
+// Throws unless record number `record`, whose header starts at byte `at`, can be written.
+void check_record(const std::string& path, const FlattenedLimits& limits, std::uint64_t record, std::uint64_t at,
+                  std::int64_t offset, std::int64_t size) {
+  const std::string corrupt = path + ": corrupt flattened dump: ";
+  if (record > limits.max_records)
+    throw DumpError(corrupt + "more than " + std::to_string(limits.max_records) + " records");
+  if (offset < 0 || size < 0)
+    throw DumpError(corrupt + record_name(record, at) + " has offset " + std::to_string(offset) + " and size " +
+                    std::to_string(size));
+  const auto off = static_cast<std::uint64_t>(offset);
+  const auto len = static_cast<std::uint64_t>(size);
+  if (len > limits.max_record)
+    throw DumpError(corrupt + record_name(record, at) + " holds " + std::to_string(len) + " bytes, more than the " +
+                    std::to_string(limits.max_record) + " a record may hold");
+  if (off > limits.max_dump_end || len > limits.max_dump_end - off)
+    throw DumpError(corrupt + record_name(record, at) + " places bytes at " + std::to_string(off) + ", beyond the " +
+                    std::to_string(limits.max_dump_end) + " a dump may span");
+}
+
+[[noreturn]] void no_data(const std::string& path, std::uint64_t record, std::uint64_t at) {
+  throw DumpError(path + ": truncated flattened dump: " + record_name(record, at) + " has no data");
 }
 
 }  // namespace
@@ -157,26 +187,15 @@ ReassembledDump reassemble_flattened_dump(int fd, const std::string& path, const
     const std::int64_t offset = big_endian_i64(record.data());
     const std::int64_t size = big_endian_i64(record.data() + 8);
     if (offset == kEndFlag && size == kEndFlag) break;
-    const std::string where = "record " + std::to_string(out.records + 1) + " at byte " + std::to_string(at);
-    if (offset < 0 || size < 0)
-      throw DumpError(path + ": corrupt flattened dump: " + where + " has offset " + std::to_string(offset) +
-                      " and size " + std::to_string(size));
+    check_record(path, limits, out.records + 1, at, offset, size);
     const auto off = static_cast<std::uint64_t>(offset);
     const auto len = static_cast<std::uint64_t>(size);
-    if (len > limits.max_record)
-      throw DumpError(path + ": corrupt flattened dump: " + where + " holds " + std::to_string(len) +
-                      " bytes, more than the " + std::to_string(limits.max_record) + " a record may hold");
-    if (off > limits.max_dump_end || len > limits.max_dump_end - off)
-      throw DumpError(path + ": corrupt flattened dump: " + where + " places bytes at " + std::to_string(off) +
-                      ", beyond the " + std::to_string(limits.max_dump_end) + " a dump may span");
-    if (++out.records > limits.max_records)
-      throw DumpError(path + ": corrupt flattened dump: more than " + std::to_string(limits.max_records) + " records");
+    ++out.records;
     // Copied through a bounded buffer: a record's size is a claim, the file's bytes are the proof.
     for (std::uint64_t done = 0; done < len;) {
       const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(len - done, kCopyChunk));
       data.resize(n);
-      if (!in.read(data.data(), n, "a record's data"))
-        throw DumpError(path + ": truncated flattened dump: " + where + " has no data");
+      if (!in.read(data.data(), n, "a record's data")) no_data(path, out.records, at);
       write_all(out.fd.get(), data.data(), n, off + done, path, out.where);
       done += n;
     }
