@@ -191,10 +191,13 @@ try:
     pty_env = dict(env, DEBUGINFOD_CACHE_PATH=os.path.join(work, 'cache-tty'))
     module_log = next((l for l in logs if 'labcrash' in open(l, errors='replace').read()), logs[0])
     pid, fd = pty.fork()
-    if pid == 0:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
-        os.execve(args.btaudit, [args.btaudit, 'analyze', '--vmlinux', args.vmlinux, '--debuginfod', url,
-                                 '--kernel-root', root, module_log], pty_env)
+    if pid == 0:  # the child: btaudit with its standard error on the terminal, or nothing at all
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+            os.execve(args.btaudit, [args.btaudit, 'analyze', '--vmlinux', args.vmlinux, '--debuginfod', url,
+                                     '--kernel-root', root, module_log], pty_env)
+        finally:
+            os._exit(127)
     seen = b''
     deadline = time.time() + 300
     while time.time() < deadline:
