@@ -1,5 +1,7 @@
 #include "analysis/dump_analysis.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <map>
 
@@ -15,6 +17,20 @@ namespace {
 
 constexpr int kMaxCpus = 8192;  // as read_irq_state: more is a corrupt register table
 
+// The dump's vmlinux: by release under the debug directory, else from the server
+// by the build id VMCOREINFO states (5.9+, kernel/crash_core.c).
+std::string find_vmlinux(const DumpFacts& facts, const DumpAnalysisOptions& options) {
+  std::string local = options.debug_dir + "/boot/vmlinux-" + facts.release;
+  if (!facts.release.empty() && (!options.server || ::access(local.c_str(), R_OK) == 0)) return local;
+  if (!options.server) throw DumpError(facts.path + ": VMCOREINFO names no release; give --vmlinux");
+  if (facts.build_id.empty())
+    throw DumpError(facts.path + ": no vmlinux for release " + facts.release + " under " + options.debug_dir +
+                    ", and VMCOREINFO has no BUILD-ID (before 5.9) to ask " + options.server->describe() +
+                    "; give --vmlinux");
+  return options.server->debuginfo(facts.build_id,
+                                   "vmlinux " + (facts.release.empty() ? facts.build_id : facts.release));
+}
+
 }  // namespace
 
 DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreInfo* log_info,
@@ -24,10 +40,7 @@ DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreIn
   a.format = facts.format;
   a.release = facts.release;
   a.vmlinux = options.vmlinux;
-  if (a.vmlinux.empty() || a.vmlinux == "auto") {
-    if (a.release.empty()) throw DumpError(facts.path + ": VMCOREINFO names no release; give --vmlinux");
-    a.vmlinux = "/usr/lib/debug/boot/vmlinux-" + a.release;
-  }
+  if (a.vmlinux.empty() || a.vmlinux == "auto") a.vmlinux = find_vmlinux(facts, options);
   a.info = KernelDebugInfo::open(a.vmlinux, DebugInfoOptions{});
   if (auto rel = a.info->release(); rel && !a.release.empty() && *rel != a.release)
     throw DumpError(facts.path + ": the dump is release " + a.release + " but " + a.vmlinux + " is " + *rel +
