@@ -1,7 +1,9 @@
 #include "analysis/title_engine.h"
 
+#include <deque>
 #include <string_view>
 
+#include "analysis/demangle.h"
 #include "analysis/frame_roles.h"
 #include "analysis/line_pattern.h"
 #include "analysis/title_rules.h"
@@ -305,9 +307,15 @@ bool enough_frames(const std::vector<std::string_view>& frames, const StackRecip
   return r.extractor == Extractor::Stall && is_stall_anchor(strip_syscall_prefix(frames.back()));
 }
 
-void append_frames(std::vector<std::string_view>& frames, const Caps& caps, const StackRecipe& r) {
+// Mangled names (Rust, C++) are read as syzkaller's titles show them, before the skip
+// patterns (written for demangled names) see them. `names` holds the demangled strings.
+void append_frames(std::vector<std::string_view>& frames, const Caps& caps, const StackRecipe& r,
+                   std::deque<std::string>& names) {
   for (auto c : caps) {
     if (enough_frames(frames, r)) return;
+    if (c.size() > 3 && c[0] == '_' && (c[1] == 'R' || c[1] == 'Z')) {
+      if (auto d = demangle_symbol(c)) c = names.emplace_back(std::move(*d));
+    }
     if (!skipped(c, r)) frames.push_back(c);
   }
 }
@@ -315,6 +323,7 @@ void append_frames(std::vector<std::string_view>& frames, const Caps& caps, cons
 StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Part>& parts, const StackRecipe& r) {
   StackResult res;
   std::vector<std::string_view> frames;
+  std::deque<std::string> names;  // demangled frame names that `frames` views
   Caps caps;  // one buffer for every line's captures (cleared per line), not an allocation each
   std::size_t li = from;
   int stacks = 0;
@@ -341,13 +350,13 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
         if (starts_stack(ln)) break;
         caps.clear();
         if (pi + 1 < parts.size() && match_part(parts[pi + 1], ln, caps)) {
-          append_frames(frames, caps, r);
+          append_frames(frames, caps, r, names);
           ++pi;
           break;
         }
         // Once the extractor has what it will look at, later frames change nothing: the
         // lines are still read for the part that ends the stack and for fault injection.
-        if (!enough_frames(frames, r) && frame_names(ln, caps)) append_frames(frames, caps, r);
+        if (!enough_frames(frames, r) && frame_names(ln, caps)) append_frames(frames, caps, r, names);
       }
     } else {
       while (li < lines.size()) {
@@ -358,7 +367,7 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
         }
         caps.clear();
         if (match_part(part, ln, caps)) {
-          append_frames(frames, caps, r);
+          append_frames(frames, caps, r, names);
           break;
         }
       }

@@ -10,7 +10,9 @@
 #include <emmintrin.h>
 #endif
 
+#include "text/log_transport.h"
 #include "text/phrase_set.h"
+#include "text/scan.h"
 
 namespace btaudit {
 
@@ -40,19 +42,24 @@ void own_text(Report& r) {
   r.text_storage = std::move(storage);
 }
 
-// Bit i set when b[i] is a newline, for n <= 64 bytes.
-std::uint64_t newline_mask(const char* b, std::size_t n) {
+// Bit i set when b[i] ends a line ('\n' or '\r'), for n <= 64 bytes. Every terminator the
+// kernel's consumers write is one line end: LF (dmesg, syslog), CRLF (serial consoles, Windows
+// tools), CR alone (old Mac tools, terminals that lost their LFs) and a CR inside a line (a serial
+// console's carriage return); the caller folds "\r\n" into one end.
+std::uint64_t line_end_mask(const char* b, std::size_t n) {
   std::uint64_t mask = 0;
   std::size_t i = 0;
 #if defined(__SSE2__)
   const __m128i newline = _mm_set1_epi8('\n');
+  const __m128i carriage = _mm_set1_epi8('\r');
   for (; i + 16 <= n; i += 16) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i));
-    mask |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, newline)))) << i;
+    const __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, newline), _mm_cmpeq_epi8(v, carriage));
+    mask |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(hit))) << i;
   }
 #endif
   for (; i < n; ++i)
-    if (b[i] == '\n') mask |= std::uint64_t{1} << i;
+    if (b[i] == '\n' || b[i] == '\r') mask |= std::uint64_t{1} << i;
   return mask;
 }
 
@@ -152,7 +159,40 @@ void LogParser::emit(ReportBuilder&& b, ReportText&& text) {
       r.corrupted_reason = "more than " + std::to_string(limits_.max_frames) + " frames: trace cut";
     }
   }
-  sink_(std::move(r));
+  if (r.kaslr_offset && !boot_.kaslr_offset) boot_.kaslr_offset = r.kaslr_offset;
+  if (r.kernel && !boot_.release) boot_.release = r.kernel;
+  if (!r.modules.empty() && boot_.modules.empty()) boot_.modules = r.modules;
+  boot_reports_.push_back(std::move(r));
+}
+
+// "Linux version 6.1.0-57-cloud-amd64 (...)" opens a boot; "Kernel Offset: 0x..." (printed at
+// panic, by dump_kernel_offset) may stand outside any report.
+void LogParser::learn_boot_line(std::string_view text) {
+  std::string_view s = scan::trim_left(text);
+  if (s.empty() || (s[0] != 'L' && s[0] != 'K')) return;
+  if (scan::consume(s, "Linux version ")) {
+    close_open();
+    flush_closed();
+    flush_trailing();
+    flush_boot();
+    const std::size_t sp = s.find(' ');
+    boot_.release = std::string(s.substr(0, sp));
+    return;
+  }
+  if (scan::consume(s, "Kernel Offset: ")) {
+    if (auto v = scan::hex0x(s)) boot_.kaslr_offset = static_cast<std::int64_t>(*v);
+  }
+}
+
+void LogParser::flush_boot() {
+  for (Report& r : boot_reports_) {
+    if (!r.kaslr_offset && boot_.kaslr_offset) r.kaslr_offset = boot_.kaslr_offset;
+    if (!r.kernel && boot_.release) r.kernel = boot_.release;
+    if (r.modules.empty()) r.modules = boot_.modules;
+    sink_(std::move(r));
+  }
+  boot_reports_.clear();
+  boot_ = BootFacts{};
 }
 
 void LogParser::flush_closed() {
@@ -191,6 +231,7 @@ void LogParser::start(const StartMarker& marker, const CleanLine& line) {
 void LogParser::feed(std::string_view raw) {
   if (raw.size() > limits_.max_line_bytes) raw = raw.substr(0, limits_.max_line_bytes);
   const CleanLine line = clean_line(raw, ++line_no_);
+  if (!line.foreign) learn_boot_line(line.text);
   marker_.reset();
   const bool had_trailing = trailing_.has_value();
   route(line);
@@ -269,6 +310,12 @@ void LogParser::route(const CleanLine& line) {
             open_->add_follow_up(*marker, line);
             return;
           }
+          // Rust's panic handler BUG()s after printing its message: that BUG is the panic's.
+          if (open_ && marker->kind == ReportKind::KernelBug && !open_->has_frames() &&
+              open_->report().header.starts_with("rust_kernel: panicked")) {
+            open_->add_follow_up(*marker, line);
+            return;
+          }
           // A banner opened a report whose kind is still unknown: this line names it.
           if (open_ && open_->report().kind == ReportKind::Other && !open_->has_frames() &&
               line.number - open_->report().input.first_line <= limits_.soft_window) {
@@ -317,6 +364,7 @@ void LogParser::finish() {
   close_open();
   flush_closed();
   flush_trailing();
+  flush_boot();
 }
 
 std::vector<Report> parse_log(std::string_view text, const std::string& path, ParserLimits limits) {
@@ -333,19 +381,25 @@ std::vector<Report> parse_log(std::string_view text, const std::string& path, Pa
 
 void parse_log(std::string_view text, const std::string& path, const LogParser::Sink& sink, ParserLimits limits) {
   LogParser parser(path, sink, limits);
-  // Newlines are found 64 bytes at a time, as a bit mask, rather than by a memchr call
+  // A journal export or /dev/kmsg dump is first turned back into console lines (log_transport.h);
+  // a console log is read in place.
+  std::string decoded;
+  const std::string_view log = decode_transport(text, decoded);
+  // Line ends are found 64 bytes at a time, as a bit mask, rather than by a memchr call
   // per line: lines average some fifty bytes, less than such a call is worth.
-  const char* const data = text.data();
+  const char* const data = log.data();
   std::size_t line = 0;
-  for (std::size_t block = 0; block < text.size(); block += 64) {
-    for (std::uint64_t nl = newline_mask(data + block, std::min<std::size_t>(64, text.size() - block)); nl != 0;
+  for (std::size_t block = 0; block < log.size(); block += 64) {
+    for (std::uint64_t nl = line_end_mask(data + block, std::min<std::size_t>(64, log.size() - block)); nl != 0;
          nl &= nl - 1) {
       const std::size_t end = block + static_cast<std::size_t>(std::countr_zero(nl));
-      parser.feed(text.substr(line, end - line));
+      if (end < line) continue;  // the '\n' of a "\r\n" already taken
+      parser.feed(log.substr(line, end - line));
       line = end + 1;
+      if (data[end] == '\r' && line < log.size() && data[line] == '\n') ++line;
     }
   }
-  if (line < text.size()) parser.feed(text.substr(line));  // the last line, without its '\n'
+  if (line < log.size()) parser.feed(log.substr(line));  // the last line, without its end
   parser.finish();
 }
 
