@@ -61,8 +61,11 @@ bool is_fault_injection_line(std::string_view s) {
     i = close + 1;
   }
   std::string_view rest = s.substr(i);
-  if (!rest.starts_with(" should_fail")) return false;
-  rest.remove_prefix(12);
+  // A console that drops the separator after its prefix also drops the frame's indentation.
+  if (i == 0 && rest.starts_with("should_fail")) rest = s.substr(0);
+  else if (rest.starts_with(" should_fail")) rest.remove_prefix(1);
+  else return false;
+  rest.remove_prefix(11);
   if (rest.starts_with("slab")) rest.remove_prefix(4);
   while (!rest.empty() && rest[0] == '.') {
     rest.remove_prefix(1);

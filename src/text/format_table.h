@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "model/report_kind.h"
 #include "model/stack_kind.h"
 
 namespace btaudit::format_table {
@@ -186,6 +187,102 @@ inline constexpr std::array kTraceForms = {
     TraceForm{"riscv-6.x-plain", "riscv", "6.2", "", "arch/riscv/kernel/stacktrace.c print_trace_address",
               " [<ffffffff800044ba>] dump_backtrace+0x30/0x38", "dump_backtrace", 0x30, 0x38, "", 0xffffffff800044ba,
               kAddress | kOffset | kSize},
+};
+
+// The header (start) lines of reports, as each reporter printed them, with the report kind
+// btaudit gives them. tests/unit/format_table_test.cpp checks each against match_start, alone
+// and behind the console prefixes.
+struct HeaderForm {
+  std::string_view id;
+  std::string_view introduced;
+  std::string_view source;
+  std::string_view example;
+  ReportKind kind;
+};
+
+inline constexpr std::array kHeaderForms = {
+    HeaderForm{"warn-2.6.26", "2.6.26", "kernel/panic.c warn_slowpath_common",
+               "WARNING: at kernel/sched.c:1234 update_rq_clock+0x12/0x34()", ReportKind::Warning},
+    HeaderForm{"warn-3.12", "3.12", "kernel/panic.c warn_slowpath_common (CPU and PID)",
+               "WARNING: CPU: 1 PID: 796 at kernel/workqueue.c:1440 __queue_work+0x2b2/0x3a0", ReportKind::Warning},
+    HeaderForm{"warn-4.x-module", "4.x", "kernel/panic.c __warn",
+               "WARNING: CPU: 0 PID: 97 at drivers/labcrash.c:41 labcrash_hrtimer_fn+0x29/0x40 [labcrash]",
+               ReportKind::Warning},
+    HeaderForm{"cut-here", "2.6.26", "lib/bug.c report_bug, kernel/panic.c", "------------[ cut here ]------------",
+               ReportKind::Other},
+    HeaderForm{"null-deref-2.6", "2.6.x", "arch/x86/mm/fault.c no_context",
+               "BUG: unable to handle kernel NULL pointer dereference at 0000000000000008",
+               ReportKind::NullPointerDereference},
+    HeaderForm{"paging-2.6", "2.6.x", "arch/x86/mm/fault.c no_context",
+               "BUG: unable to handle kernel paging request at ffff880012345678", ReportKind::PageFault},
+    HeaderForm{"null-deref-5.1", "5.1", "arch/x86/mm/fault.c show_fault_oops",
+               "BUG: kernel NULL pointer dereference, address: 0000000000000008",
+               ReportKind::NullPointerDereference},
+    HeaderForm{"page-fault-5.1", "5.1", "arch/x86/mm/fault.c show_fault_oops",
+               "BUG: unable to handle page fault for address: ffffc90000a0e000", ReportKind::PageFault},
+    HeaderForm{"oops-line", "2.6.0", "arch/x86/kernel/dumpstack.c __die", "Oops: 0000 [#1] SMP PTI", ReportKind::Oops},
+    HeaderForm{"gpf-2.6", "2.6.0", "arch/x86/kernel/traps.c do_general_protection",
+               "general protection fault: 0000 [#1] SMP", ReportKind::GeneralProtectionFault},
+    HeaderForm{"gpf-5.5", "5.5", "arch/x86/kernel/traps.c (non-canonical hint)",
+               "general protection fault, probably for non-canonical address 0xdffffc0000000000: 0000 [#1] PREEMPT SMP "
+               "KASAN",
+               ReportKind::GeneralProtectionFault},
+    HeaderForm{"oops-gpf-6.11", "6.11", "arch/x86/kernel/dumpstack.c __die_header (\"Oops: \" before the trap)",
+               "Oops: general protection fault, probably for non-canonical address 0xdffffc0000000001: 0000 [#1] SMP",
+               ReportKind::Oops},
+    HeaderForm{"kernel-bug", "2.6.0", "lib/bug.c report_bug", "kernel BUG at mm/slub.c:3912!", ReportKind::KernelBug},
+    HeaderForm{"invalid-opcode", "2.6.0", "arch/x86/kernel/traps.c", "invalid opcode: 0000 [#1] SMP",
+               ReportKind::InvalidOpcode},
+    HeaderForm{"double-fault", "2.6.0", "arch/x86/kernel/traps.c", "double fault: 0000 [#1] SMP",
+               ReportKind::DoubleFault},
+    HeaderForm{"panic-double-fault", "4.x", "arch/x86/kernel/traps.c handle_stack_overflow / exc_double_fault",
+               "PANIC: double fault, error_code: 0x0", ReportKind::DoubleFault},
+    HeaderForm{"divide-error", "2.6.0", "arch/x86/kernel/traps.c", "divide error: 0000 [#1] PREEMPT SMP KASAN",
+               ReportKind::DivideError},
+    HeaderForm{"divide-error-5.8", "5.8 (9d06c4027f21)", "arch/x86/kernel/traps.c", "divide_error: 0000 [#1] SMP",
+               ReportKind::DivideError},
+    HeaderForm{"int3", "2.6.0", "arch/x86/kernel/traps.c do_int3", "int3: 0000 [#1] PREEMPT SMP KASAN",
+               ReportKind::Oops},
+    HeaderForm{"stack-segment", "2.6.0", "arch/x86/kernel/traps.c", "stack segment: 0000 [#1] SMP KASAN",
+               ReportKind::Oops},
+    HeaderForm{"panic", "2.6.0", "kernel/panic.c panic", "Kernel panic - not syncing: Attempted to kill init!",
+               ReportKind::Panic},
+    HeaderForm{"hung-task", "2.6.30", "kernel/hung_task.c check_hung_task",
+               "INFO: task khungtaskd:28 blocked for more than 120 seconds.", ReportKind::HungTask},
+    HeaderForm{"hung-task-io", "6.x", "kernel/hung_task.c check_hung_task (I/O wait)",
+               "INFO: task kworker/u4:1:30 blocked in I/O wait for more than 143 seconds.", ReportKind::HungTask},
+    HeaderForm{"soft-lockup-2.6", "2.6.x", "kernel/softlockup.c, kernel/watchdog.c",
+               "BUG: soft lockup - CPU#0 stuck for 22s! [kworker/0:1:23]", ReportKind::SoftLockup},
+    HeaderForm{"soft-lockup-4.15", "4.15", "kernel/watchdog.c (pr_fmt \"watchdog: \")",
+               "watchdog: BUG: soft lockup - CPU#1 stuck for 26s! [syz-executor:1234]", ReportKind::SoftLockup},
+    HeaderForm{"soft-lockup-nmi", "4.x", "kernel/watchdog.c (pr_fmt \"NMI watchdog: \")",
+               "NMI watchdog: BUG: soft lockup - CPU#1 stuck for 22s! [swapper/1:0]", ReportKind::SoftLockup},
+    HeaderForm{"hard-lockup", "3.x", "kernel/watchdog_hld.c", "Watchdog detected hard LOCKUP on cpu 1",
+               ReportKind::HardLockup},
+    HeaderForm{"rcu-self-3.x", "3.x", "kernel/rcu/tree.c print_cpu_stall", "INFO: rcu_sched self-detected stall on CPU",
+               ReportKind::RcuStall},
+    HeaderForm{"rcu-4.19", "4.19", "kernel/rcu/tree_stall.h (pr_fmt \"rcu: \")",
+               "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:", ReportKind::RcuStall},
+    HeaderForm{"nobody-cared", "2.6.0", "kernel/irq/spurious.c __report_bad_irq",
+               "irq 16: nobody cared (try booting with the \"irqpoll\" option)", ReportKind::Bug},
+    HeaderForm{"nmi-backtrace", "3.x", "lib/nmi_backtrace.c", "NMI backtrace for cpu 1", ReportKind::NmiBacktrace},
+    HeaderForm{"kasan", "4.0", "mm/kasan/report.c", "BUG: KASAN: use-after-free in ext4_find_extent+0x8b2/0x9a0",
+               ReportKind::Kasan},
+    HeaderForm{"ubsan-4.5", "4.5", "lib/ubsan.c", "UBSAN: Undefined behaviour in net/core/dev.c:12:3", ReportKind::Ubsan},
+    HeaderForm{"ubsan-5.x", "5.x", "lib/ubsan.c", "UBSAN: array-index-out-of-bounds in fs/jfs/jfs_dmap.c:1602:20",
+               ReportKind::Ubsan},
+    HeaderForm{"atomic-sleep", "2.6.x", "kernel/sched/core.c __might_sleep",
+               "BUG: sleeping function called from invalid context at mm/slab.h:494", ReportKind::AtomicSleep},
+    HeaderForm{"rust-panic", "6.1", "rust/kernel/lib.rs panic handler",
+               "rust_kernel: panicked at rust/kernel/page.rs:60:5:", ReportKind::Panic},
+    HeaderForm{"arm64-null", "3.7", "arch/arm64/mm/fault.c __do_kernel_fault",
+               "Unable to handle kernel NULL pointer dereference at virtual address 0000000000000008",
+               ReportKind::NullPointerDereference},
+    HeaderForm{"arm-internal-error", "2.6.0", "arch/arm64/kernel/traps.c die", "Internal error: Oops: 96000005 [#1] PREEMPT SMP",
+               ReportKind::Oops},
+    HeaderForm{"ppc-kernel-bug", "2.6.x", "arch/powerpc/kernel/traps.c",
+               "Kernel BUG at c000000000123456 [verbose debug info unavailable]", ReportKind::KernelBug},
+    HeaderForm{"reboot", "2.6.x", "arch/x86/boot/compressed/misc.c", "Booting the kernel.", ReportKind::Other},
 };
 
 }  // namespace btaudit::format_table

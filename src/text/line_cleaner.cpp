@@ -178,7 +178,7 @@ bool strip_rfc5424(std::string_view& s, bool& foreign) {
 
 }  // namespace
 
-CleanLine clean_line(std::string_view raw, std::uint32_t number) {
+CleanLine clean_line(std::string_view raw, std::uint32_t number, bool separator_free) {
   CleanLine out;
   out.number = number;
   std::string_view s = raw;
@@ -191,6 +191,7 @@ CleanLine clean_line(std::string_view raw, std::uint32_t number) {
   // (RFC 3164, RFC 5424, RFC 3339) opens a line or follows its "<PRI>".
   bool header_allowed = true;
   bool exact = false;  // the message starts right after the prefix, with no separator
+  bool space_eaten = false;  // the separator before a "[T1]" caller id was taken with the timestamp
   for (int pass = 0; pass < 6 && !s.empty(); ++pass) {
     const char c = s[0];
     const bool syslog_here = header_allowed;
@@ -206,7 +207,10 @@ CleanLine clean_line(std::string_view raw, std::uint32_t number) {
     if (c == '[') {
       if (strip_timestamp(s) || strip_human_timestamp(s)) {
         out.had_timestamp = true;
-        if (s.size() > 1 && (s[0] == ' ' || s[0] == '\t') && s[1] == '[') s.remove_prefix(1);  // "[ts] [T1]"
+        if (s.size() > 1 && (s[0] == ' ' || s[0] == '\t') && s[1] == '[') {  // "[ts] [T1]"
+          s.remove_prefix(1);
+          space_eaten = true;
+        }
         continue;
       }
       char kind = 0;
@@ -280,8 +284,11 @@ CleanLine clean_line(std::string_view raw, std::uint32_t number) {
     }
   }
   // printk puts one space between the prefix and the message; a shipper may put a tab or none.
-  if ((out.had_timestamp || out.caller_kind) && !exact) {
-    if (!s.empty() && (s[0] == ' ' || s[0] == '\t')) s.remove_prefix(1);
+  if ((out.had_timestamp || out.caller_kind) && !exact && !separator_free) {
+    if (!s.empty() && (s[0] == ' ' || s[0] == '\t'))
+      s.remove_prefix(1);
+    else if (!s.empty() && !space_eaten)
+      out.bare_prefix = true;
   }
   // Pointer and length read one by one: `s` was written that way by the strippers, and a
   // 16-byte load of it could not be forwarded from those stores (a stall on every line).

@@ -21,6 +21,7 @@ namespace {
 // Whether s holds " ? ": searched from the '?', which is rare, rather than from the
 // spaces, which are everywhere (this runs on every line a report keeps).
 bool has_unreliable_mark(std::string_view s) {
+  if (s.size() > 1 && s[0] == '?' && s[1] == ' ') return true;  // the indentation lost with the prefix's separator
   for (std::size_t q = s.find('?', 1); q != std::string_view::npos && q + 1 < s.size(); q = s.find('?', q + 1))
     if (s[q - 1] == ' ' && s[q + 1] == ' ') return true;
   return false;
@@ -230,7 +231,8 @@ void LogParser::start(const StartMarker& marker, const CleanLine& line) {
 
 void LogParser::feed(std::string_view raw) {
   if (raw.size() > limits_.max_line_bytes) raw = raw.substr(0, limits_.max_line_bytes);
-  const CleanLine line = clean_line(raw, ++line_no_);
+  const CleanLine line = clean_line(raw, ++line_no_, bare_prefixes_);
+  if (line.bare_prefix) bare_prefixes_ = true;
   if (!line.foreign) learn_boot_line(line.text);
   marker_.reset();
   const bool had_trailing = trailing_.has_value();

@@ -87,6 +87,7 @@ class LogParser {
   void learn_boot_line(std::string_view text);
   void flush_boot();
   BootFacts boot_;
+  bool bare_prefixes_ = false;  // the log's prefixes come without a separator (line_cleaner.h)
   std::vector<Report> boot_reports_;
 };
 

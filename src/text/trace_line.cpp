@@ -281,12 +281,12 @@ bool parse_trace_text(std::string_view text, TraceText& out) {
   } else if (s.size() > 2 && s[0] == '<' && is_hex(s[1])) {
     // 2.6.0-2.6.8 x86_64: "<ffffffff8010e4b5>{system_call+125}".
     std::string_view t = s.substr(1);
-    auto a = hex(t);
-    if (!a || !consume(t, ">") || t.empty() || t[0] != '{' || !parse_symbolic_group(t, '}', f)) {
+    auto addr = hex(t);
+    if (!addr || !consume(t, ">") || t.empty() || t[0] != '{' || !parse_symbolic_group(t, '}', f)) {
       out.has_frame = false;
       return !out.markers.empty();
     }
-    f.address = a;
+    f.address = addr;
     parse_suffixes(t, f);
     return true;
   } else if (s.size() > 2 && s[0] == '[' && is_ident_start(s[1]) && parse_symbolic_group(s, ']', f)) {

@@ -44,6 +44,10 @@ def records(text):
         out.append((level, usec, caller, line))
     while out and out[-1][3] == '' and out[-1][1] is None:
         out.pop()
+    if not any(r[1] is not None for r in out):
+        # A console without printk times: every transport that carries one (dmesg, /dev/kmsg,
+        # the journal) is tried with times made up here, against the plain form with the same times.
+        out = [(lv, 1000000 + 1000 * i, c, m) for i, (lv, _, c, m) in enumerate(out)]
     return out
 
 
@@ -87,7 +91,12 @@ def v_dmesg_T(recs):
 def v_kmsg(recs):
     lines = []
     for i, (lv, u, c, m) in enumerate(recs):
-        head = '%s,%d,%d,-' % (lv or '4', i, u if u is not None else 0)
+        if u is None:
+            # Not a kernel record (user space sharing the console, a note of the capture tool):
+            # /dev/kmsg has no such record, a console capture keeps it as it was.
+            lines.append(m)
+            continue
+        head = '%s,%d,%d,-' % (lv or '4', i, u)
         if c:
             head += ',caller=' + c
         lines.append(head + ';' + kmsg_escape(m))
@@ -213,7 +222,10 @@ def samples(repo, corpora):
 def key(rep):
     frames = [(f.get('function'), f.get('offset'), f.get('module'), f.get('printed_unreliable'), f.get('stack'),
                f.get('verdict'), f.get('reason')) for f in rep.get('frames', [])]
-    return {'kind': rep.get('kind'), 'title': rep.get('title'), 'frames': frames, 'guilty': rep.get('guilty'),
+    g = rep.get('guilty') or {}
+    guilty = (g.get('function'), g.get('offset'), g.get('module'), g.get('stack'), g.get('verdict'))
+    # Line numbers are left out: a transport adds or removes lines (headers, dictionaries, noise).
+    return {'kind': rep.get('kind'), 'title': rep.get('title'), 'frames': frames, 'guilty': guilty,
             'corrupted': rep.get('corrupted'), 'signature': rep.get('signature'), 'cpu': rep.get('cpu'),
             'kaslr_offset': rep.get('kaslr_offset')}
 

@@ -10,6 +10,7 @@
 #include "model_printers.h"
 #include "text/line_cleaner.h"
 #include "text/log_parser.h"
+#include "text/report_markers.h"
 #include "text/trace_line.h"
 
 using namespace btaudit;
@@ -118,6 +119,20 @@ BOOST_AUTO_TEST_CASE(rows_cover_x86_from_2_6_18_to_today) {
     for (const TraceForm& row : kTraceForms)
       found = found || ((row.arch == "x86_64" || row.arch == "i386") && row.introduced.starts_with(era));
     BOOST_TEST(found, "no x86 row introduced in " << era);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(every_header_form_starts_its_report_kind) {
+  for (const HeaderForm& row : kHeaderForms) {
+    for (const std::string& prefix : kPrefixes) {
+      const std::string raw = prefix + std::string(row.example);
+      const CleanLine clean = clean_line(raw, 1);
+      BOOST_TEST_CONTEXT(row.id << " behind \"" << prefix << "\"") {
+        const auto m = match_start(clean.text);
+        BOOST_REQUIRE(m.has_value());
+        BOOST_TEST(to_string(m->kind) == to_string(row.kind));
+      }
+    }
   }
 }
 
