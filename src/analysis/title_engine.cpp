@@ -86,6 +86,17 @@ bool frame_names(std::string_view s, Caps& out) {
   // Every form but the bare "{F}" starts with a "[<pc>]" and "{F}" cannot start with '[':
   // the first character picks the patterns worth trying (this runs on every stack line).
   if (rest[0] != '[') return find_pattern("^{F}", rest, &out);
+  // "[foo+125/304] foo+0x7d/0x130": the frame printed by symbol in the brackets (format_table.h),
+  // then as %pS; a '?' after the bracket leaves the frame out, as it does after "[<pc>]".
+  // (powerpc's "[c000000049a87710] [c0000000000286fc] foo+0x4/0x8" starts with letters too.)
+  const std::size_t close = rest.find(']');
+  if (rest.size() > 1 && rest[1] != '<' && close != std::string_view::npos &&
+      find_pattern("^[{f}+{D}/{D}]", rest, nullptr)) {
+    std::string_view after = rest.substr(close + 1);
+    while (!after.empty() && after[0] == ' ') after.remove_prefix(1);
+    if (after.empty()) return find_pattern("^[{F}", rest, &out);
+    return find_pattern("^{F}", after, &out);
+  }
   return find_pattern("^{P} ({I}) from {P} ({F}", rest, &out) || find_pattern("^{P} {F}", rest, &out) ||
          find_pattern("^{P} {P} {F}", rest, &out);
 }

@@ -64,6 +64,9 @@ std::uint64_t line_end_mask(const char* b, std::size_t n) {
   return mask;
 }
 
+// Reports of other contexts set aside at once; more are cut as before (hostile logs).
+constexpr std::size_t kMaxParallel = 8;
+
 bool collects_backtraces(ReportKind k) {
   switch (k) {
     case ReportKind::RcuStall:
@@ -172,6 +175,7 @@ void LogParser::learn_boot_line(std::string_view text) {
   std::string_view s = scan::trim_left(text);
   if (s.empty() || (s[0] != 'L' && s[0] != 'K')) return;
   if (scan::consume(s, "Linux version ")) {
+    finish_all_parallel();
     close_open();
     flush_closed();
     flush_trailing();
@@ -186,6 +190,9 @@ void LogParser::learn_boot_line(std::string_view text) {
 }
 
 void LogParser::flush_boot() {
+  // Reports leave in the order they started, reports set aside for another context's included.
+  std::stable_sort(boot_reports_.begin(), boot_reports_.end(),
+                   [](const Report& a, const Report& b) { return a.input.first_line < b.input.first_line; });
   for (Report& r : boot_reports_) {
     if (!r.kaslr_offset && boot_.kaslr_offset) r.kaslr_offset = boot_.kaslr_offset;
     if (!r.kernel && boot_.release) r.kernel = boot_.release;
@@ -235,6 +242,7 @@ void LogParser::feed(std::string_view raw) {
   if (line.bare_prefix) bare_prefixes_ = true;
   if (!line.foreign) learn_boot_line(line.text);
   marker_.reset();
+  if (route_parallel(line)) return;
   const bool had_trailing = trailing_.has_value();
   route(line);
   // Whatever the line did, the report it now belongs to keeps it for the title rules.
@@ -326,6 +334,17 @@ void LogParser::route(const CleanLine& line) {
           }
           break;
       }
+      // A report of another context (caller ids tell them apart) interrupts the open one: the
+      // open one is set aside, not cut, and goes on reading its own context's lines.
+      if (open_ && marker->join == JoinPolicy::Standalone && open_->caller_kind() && line.caller_kind &&
+          (line.caller_kind != open_->caller_kind() || line.caller_id != open_->caller_id()) &&
+          parallel_.size() < kMaxParallel) {
+        parallel_.push_back(Parallel{std::move(*open_), std::move(open_text_)});
+        open_.reset();
+        open_text_ = ReportText{};
+        start(*marker, line);
+        return;
+      }
       if (open_ && open_->in_trace() && marker->join == JoinPolicy::Standalone) {
         // Another report starts in the middle of our trace: its lines and ours may now mix.
         open_->mark_corrupted("another report started at line " + std::to_string(line.number) +
@@ -362,7 +381,44 @@ void LogParser::route(const CleanLine& line) {
   }
 }
 
+bool LogParser::route_parallel(const CleanLine& line) {
+  if (!line.caller_kind || parallel_.empty() || line.foreign) return false;
+  if (open_ && open_->caller_kind() == line.caller_kind && open_->caller_id() == line.caller_id) return false;
+  for (std::size_t i = 0; i < parallel_.size(); ++i) {
+    Parallel& p = parallel_[i];
+    if (p.builder.caller_kind() != line.caller_kind || p.builder.caller_id() != line.caller_id) continue;
+    const auto marker = match_start(line.text);
+    if (marker && marker->join == JoinPolicy::Standalone) {
+      finish_parallel(i);  // this context starts a new report: its set-aside one has ended
+      return false;
+    }
+    if (marker && (marker->join == JoinPolicy::FollowUp ||
+                   (marker->join == JoinPolicy::Consequence && is_consequential_panic(marker->header))))
+      p.builder.add_follow_up(*marker, line);
+    else
+      p.builder.add_line(line);
+    keep_text(p.builder, p.text, line);
+    const EndMarker end = match_end(line.text);
+    if (end == EndMarker::EndTrace || end == EndMarker::EndKernelPanic ||
+        p.builder.idle_lines() > limits_.idle_before_trace)
+      finish_parallel(i);
+    return true;
+  }
+  return false;
+}
+
+void LogParser::finish_parallel(std::size_t i) {
+  Parallel p = std::move(parallel_[i]);
+  parallel_.erase(parallel_.begin() + static_cast<std::ptrdiff_t>(i));
+  emit(std::move(p.builder), std::move(p.text));
+}
+
+void LogParser::finish_all_parallel() {
+  while (!parallel_.empty()) finish_parallel(0);
+}
+
 void LogParser::finish() {
+  finish_all_parallel();
   close_open();
   flush_closed();
   flush_trailing();

@@ -86,6 +86,17 @@ class LogParser {
   };
   void learn_boot_line(std::string_view text);
   void flush_boot();
+  // Reports of other contexts (printk caller ids) interrupted by a report of this one: each
+  // keeps reading its own context's lines until it ends, so two CPUs' reports printed at once
+  // keep their own identity, frames and text.
+  struct Parallel {
+    ReportBuilder builder;
+    ReportText text;
+  };
+  bool route_parallel(const CleanLine& line);
+  void finish_parallel(std::size_t i);
+  void finish_all_parallel();
+  std::vector<Parallel> parallel_;
   BootFacts boot_;
   bool bare_prefixes_ = false;  // the log's prefixes come without a separator (line_cleaner.h)
   std::vector<Report> boot_reports_;
