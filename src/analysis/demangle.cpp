@@ -67,7 +67,8 @@ class RustV0 {
     const bool punycode = eat('u');
     std::size_t n = 0;
     const std::size_t start = pos_;
-    while (pos_ < s_.size() && is_digit(s_[pos_]) && pos_ - start < 6) n = n * 10 + static_cast<std::size_t>(s_[pos_++] - '0');
+    while (pos_ < s_.size() && is_digit(s_[pos_]) && pos_ - start < 6)
+      n = n * 10 + static_cast<std::size_t>(s_[pos_++] - '0');
     if (pos_ == start || punycode) return false;
     eat('_');
     if (pos_ + n > s_.size()) return false;
@@ -266,8 +267,8 @@ class Itanium {
     std::vector<std::string> parts;
     if (pos_ < s_.size() && s_[pos_] == 'N') {
       ++pos_;
-      while (pos_ < s_.size() && (s_[pos_] == 'r' || s_[pos_] == 'V' || s_[pos_] == 'K' || s_[pos_] == 'R' ||
-                                  s_[pos_] == 'O'))
+      while (pos_ < s_.size() &&
+             (s_[pos_] == 'r' || s_[pos_] == 'V' || s_[pos_] == 'K' || s_[pos_] == 'R' || s_[pos_] == 'O'))
         ++pos_;
       if (s_.substr(pos_, 2) == "St") {
         parts.emplace_back("std");
@@ -304,7 +305,8 @@ class Itanium {
     if (is_digit(c)) {
       std::size_t n = 0;
       const std::size_t start = pos_;
-      while (pos_ < s_.size() && is_digit(s_[pos_]) && pos_ - start < 6) n = n * 10 + static_cast<std::size_t>(s_[pos_++] - '0');
+      while (pos_ < s_.size() && is_digit(s_[pos_]) && pos_ - start < 6)
+        n = n * 10 + static_cast<std::size_t>(s_[pos_++] - '0');
       if (n == 0 || pos_ + n > s_.size()) return false;
       parts.emplace_back(s_.substr(pos_, n));
       pos_ += n;

@@ -62,9 +62,12 @@ bool is_fault_injection_line(std::string_view s) {
   }
   std::string_view rest = s.substr(i);
   // A console that drops the separator after its prefix also drops the frame's indentation.
-  if (i == 0 && rest.starts_with("should_fail")) rest = s.substr(0);
-  else if (rest.starts_with(" should_fail")) rest.remove_prefix(1);
-  else return false;
+  if (i == 0 && rest.starts_with("should_fail"))
+    rest = s.substr(0);
+  else if (rest.starts_with(" should_fail"))
+    rest.remove_prefix(1);
+  else
+    return false;
   rest.remove_prefix(11);
   if (rest.starts_with("slab")) rest.remove_prefix(4);
   while (!rest.empty() && rest[0] == '.') {
@@ -338,7 +341,7 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
   StackResult res;
   std::vector<std::string_view> frames;
   std::deque<std::string> names;  // demangled frame names that `frames` views
-  Caps caps;  // one buffer for every line's captures (cleared per line), not an allocation each
+  Caps caps;                      // one buffer for every line's captures (cleared per line), not an allocation each
   std::size_t li = from;
   int stacks = 0;
   for (std::size_t pi = 0;; ++pi) {

@@ -350,9 +350,8 @@ std::vector<Family> build() {
                {"_panic:", "xlog_status:", "ddb.onpanic:", "evtlog_status:"},
                {plain({"panic: Sentry detected * stuck task"}, "panic: Sentry detected stuck tasks"),
                 plain({"panic:{R}"}, "panic:$1")}});
-  f.push_back({"fatal error:",
-               {"ALSA", "fatal error: cannot create timer"},
-               {plain({"fatal error:"}, "go runtime error")}});
+  f.push_back(
+      {"fatal error:", {"ALSA", "fatal error: cannot create timer"}, {plain({"fatal error:"}, "go runtime error")}});
   return f;
 }
 

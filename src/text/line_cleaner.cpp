@@ -26,7 +26,10 @@ bool strip_level(std::string_view& s) {
 bool strip_timestamp(std::string_view& s) {
   if (s.size() < 4 || s[0] != '[') return false;
   std::size_t i = 1;
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  while (i < s.size() && s[i] == ' ') ++i;
+  if (i < s.size() && s[i] == '\t') {  // rare: one compare more on the common path
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  }
   const std::size_t digits = i;
   while (i < s.size() && is_digit(s[i])) ++i;
   if (i == digits || i >= s.size() || s[i] != '.') return false;
@@ -43,7 +46,7 @@ constexpr std::array<std::string_view, 7> kWeekdays = {"Mon", "Tue", "Wed", "Thu
 bool is_month(std::string_view s);
 
 // `dmesg -T`: "[Mon Jan  1 00:00:00 2024]" (ctime's "%a %b %e %H:%M:%S %Y").
-bool strip_human_timestamp(std::string_view& s) {
+[[gnu::noinline]] bool strip_human_timestamp(std::string_view& s) {
   if (s.size() < 26 || s[0] != '[' || s[4] != ' ' || s[8] != ' ') return false;
   bool day = false;
   for (auto d : kWeekdays) day = day || s.substr(1, 3) == d;
@@ -108,7 +111,7 @@ bool is_month(std::string_view s) {
 }
 
 // "Mon DD HH:MM:SS host kernel: msg" (syslog RFC 3164, journalctl -k).
-bool strip_syslog(std::string_view& s, bool& foreign) {
+[[gnu::noinline]] bool strip_syslog(std::string_view& s, bool& foreign) {
   if (s.size() < 20 || s[3] != ' ') return false;
   if (!is_month(s.substr(0, 3))) return false;
   std::string_view t = s.substr(4);
@@ -124,7 +127,7 @@ bool strip_syslog(std::string_view& s, bool& foreign) {
 }
 
 // "2024-01-01T00:00:00.123456+00:00 host kernel: msg" (RFC 3339 syslog, journalctl -o short-iso).
-bool strip_iso_syslog(std::string_view& s, bool& foreign) {
+[[gnu::noinline]] bool strip_iso_syslog(std::string_view& s, bool& foreign) {
   if (s.size() < 20 || !is_digit(s[0]) || s[4] != '-' || s[7] != '-' || s[10] != 'T') return false;
   const std::size_t sp = s.find(' ');
   if (sp == std::string_view::npos || sp > 40) return false;
@@ -136,7 +139,7 @@ bool strip_iso_syslog(std::string_view& s, bool& foreign) {
 
 // RFC 5424 after its "<PRI>": "1 2024-01-01T00:00:00.123456+00:00 host kernel - - - msg"
 // (VERSION TIMESTAMP HOSTNAME APP-NAME PROCID MSGID STRUCTURED-DATA MSG; "-" for a nil field).
-bool strip_rfc5424(std::string_view& s, bool& foreign) {
+[[gnu::noinline]] bool strip_rfc5424(std::string_view& s, bool& foreign) {
   if (s.size() < 16 || s[0] != '1' || s[1] != ' ') return false;
   std::string_view t = s.substr(2);
   std::string_view fields[5];  // timestamp, host, app, procid, msgid
@@ -190,7 +193,7 @@ CleanLine clean_line(std::string_view raw, std::uint32_t number, bool separator_
   // the loop is capped so a hostile line cannot make it spin. A syslog header
   // (RFC 3164, RFC 5424, RFC 3339) opens a line or follows its "<PRI>".
   bool header_allowed = true;
-  bool exact = false;  // the message starts right after the prefix, with no separator
+  bool exact = false;        // the message starts right after the prefix, with no separator
   bool space_eaten = false;  // the separator before a "[T1]" caller id was taken with the timestamp
   for (int pass = 0; pass < 6 && !s.empty(); ++pass) {
     const char c = s[0];
@@ -205,7 +208,9 @@ CleanLine clean_line(std::string_view raw, std::uint32_t number, bool separator_
       break;
     }
     if (c == '[') {
-      if (strip_timestamp(s) || strip_human_timestamp(s)) {
+      // (dmesg -T's "[Mon Jan  1 ...]" is tried only behind an upper-case letter: caller ids
+      // "[ T12]" and frames "[<ffff...>]" reach this line far more often.)
+      if (strip_timestamp(s) || (s.size() >= 26 && s[1] >= 'A' && s[1] <= 'Z' && strip_human_timestamp(s))) {
         out.had_timestamp = true;
         if (s.size() > 1 && (s[0] == ' ' || s[0] == '\t') && s[1] == '[') {  // "[ts] [T1]"
           s.remove_prefix(1);
@@ -228,7 +233,7 @@ CleanLine clean_line(std::string_view raw, std::uint32_t number, bool separator_
       out.foreign = true;
       break;
     }
-    if (c >= 'A' && c <= 'S' && syslog_here) {
+    if (c >= 'A' && c <= 'S' && syslog_here && s.size() >= 20 && s[3] == ' ') {
       bool foreign = false;
       if (strip_syslog(s, foreign)) {
         out.foreign = foreign;
@@ -240,7 +245,9 @@ CleanLine clean_line(std::string_view raw, std::uint32_t number, bool separator_
       bool foreign = false;
       char kind = 0;
       unsigned id = 0;
-      if (const std::size_t n = kmsg_prefix_length(s, kind, id)) {
+      // A record's priority has one to three digits before its ','; hex dumps and the like do not.
+      const bool kmsg_shaped = s.size() > 4 && (s[1] == ',' || s[2] == ',' || s[3] == ',');
+      if (const std::size_t n = kmsg_shaped ? kmsg_prefix_length(s, kind, id) : 0) {
         // /dev/kmsg and netconsole's extended records carry the time the console prints.
         s.remove_prefix(n);
         out.had_timestamp = true;
@@ -251,7 +258,8 @@ CleanLine clean_line(std::string_view raw, std::uint32_t number, bool separator_
         }
         break;  // the message follows, as the kernel wrote it
       }
-      if (strip_rfc5424(s, foreign) || strip_iso_syslog(s, foreign)) {
+      if ((s[0] == '1' && s.size() > 1 && s[1] == ' ' && strip_rfc5424(s, foreign)) ||
+          (s.size() > 10 && s[4] == '-' && strip_iso_syslog(s, foreign))) {
         out.foreign = foreign;
         continue;
       }

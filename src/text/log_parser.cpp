@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <utility>
 
@@ -47,6 +48,8 @@ void own_text(Report& r) {
 // kernel's consumers write is one line end: LF (dmesg, syslog), CRLF (serial consoles, Windows
 // tools), CR alone (old Mac tools, terminals that lost their LFs) and a CR inside a line (a serial
 // console's carriage return); the caller folds "\r\n" into one end.
+// kWithCr: a log with no '\r' anywhere (most) is split on '\n' alone.
+template <bool kWithCr>
 std::uint64_t line_end_mask(const char* b, std::size_t n) {
   std::uint64_t mask = 0;
   std::size_t i = 0;
@@ -55,17 +58,20 @@ std::uint64_t line_end_mask(const char* b, std::size_t n) {
   const __m128i carriage = _mm_set1_epi8('\r');
   for (; i + 16 <= n; i += 16) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i));
-    const __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, newline), _mm_cmpeq_epi8(v, carriage));
+    __m128i hit = _mm_cmpeq_epi8(v, newline);
+    if constexpr (kWithCr) hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, carriage));
     mask |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(hit))) << i;
   }
 #endif
   for (; i < n; ++i)
-    if (b[i] == '\n' || b[i] == '\r') mask |= std::uint64_t{1} << i;
+    if (b[i] == '\n' || (kWithCr && b[i] == '\r')) mask |= std::uint64_t{1} << i;
   return mask;
 }
 
 // Reports of other contexts set aside at once; more are cut as before (hostile logs).
 constexpr std::size_t kMaxParallel = 8;
+// Reports of one boot held for the boot's facts (log_parser.h) before they leave.
+constexpr std::size_t kMaxBootReports = 16;
 
 bool collects_backtraces(ReportKind k) {
   switch (k) {
@@ -166,14 +172,17 @@ void LogParser::emit(ReportBuilder&& b, ReportText&& text) {
   if (r.kaslr_offset && !boot_.kaslr_offset) boot_.kaslr_offset = r.kaslr_offset;
   if (r.kernel && !boot_.release) boot_.release = r.kernel;
   if (!r.modules.empty() && boot_.modules.empty()) boot_.modules = r.modules;
+  if (boot_reports_.capacity() < kMaxBootReports) boot_reports_.reserve(kMaxBootReports);
   boot_reports_.push_back(std::move(r));
+  // A boot of very many reports (a fuzzer's hours without a reboot) is not held whole: memory
+  // stays bounded and is reused. The reports held leave with the boot's facts known so far.
+  if (boot_reports_.size() >= kMaxBootReports) flush_boot_reports();
 }
 
 // "Linux version 6.1.0-57-cloud-amd64 (...)" opens a boot; "Kernel Offset: 0x..." (printed at
 // panic, by dump_kernel_offset) may stand outside any report.
 void LogParser::learn_boot_line(std::string_view text) {
-  std::string_view s = scan::trim_left(text);
-  if (s.empty() || (s[0] != 'L' && s[0] != 'K')) return;
+  std::string_view s = text;  // both lines start their message (printk prints them unindented)
   if (scan::consume(s, "Linux version ")) {
     finish_all_parallel();
     close_open();
@@ -189,10 +198,11 @@ void LogParser::learn_boot_line(std::string_view text) {
   }
 }
 
-void LogParser::flush_boot() {
+void LogParser::flush_boot_reports() {
   // Reports leave in the order they started, reports set aside for another context's included.
-  std::stable_sort(boot_reports_.begin(), boot_reports_.end(),
-                   [](const Report& a, const Report& b) { return a.input.first_line < b.input.first_line; });
+  const auto by_start = [](const Report& a, const Report& b) { return a.input.first_line < b.input.first_line; };
+  if (!std::is_sorted(boot_reports_.begin(), boot_reports_.end(), by_start))  // rarely: moves are not free
+    std::stable_sort(boot_reports_.begin(), boot_reports_.end(), by_start);
   for (Report& r : boot_reports_) {
     if (!r.kaslr_offset && boot_.kaslr_offset) r.kaslr_offset = boot_.kaslr_offset;
     if (!r.kernel && boot_.release) r.kernel = boot_.release;
@@ -200,6 +210,10 @@ void LogParser::flush_boot() {
     sink_(std::move(r));
   }
   boot_reports_.clear();
+}
+
+void LogParser::flush_boot() {
+  flush_boot_reports();
   boot_ = BootFacts{};
 }
 
@@ -240,9 +254,10 @@ void LogParser::feed(std::string_view raw) {
   if (raw.size() > limits_.max_line_bytes) raw = raw.substr(0, limits_.max_line_bytes);
   const CleanLine line = clean_line(raw, ++line_no_, bare_prefixes_);
   if (line.bare_prefix) bare_prefixes_ = true;
-  if (!line.foreign) learn_boot_line(line.text);
+  // Cheap first-byte test inline: this runs on every line.
+  if (!line.foreign && !line.text.empty() && (line.text[0] == 'L' || line.text[0] == 'K')) learn_boot_line(line.text);
   marker_.reset();
-  if (route_parallel(line)) return;
+  if (!parallel_.empty() && route_parallel(line)) return;
   const bool had_trailing = trailing_.has_value();
   route(line);
   // Whatever the line did, the report it now belongs to keeps it for the title rules.
@@ -382,10 +397,15 @@ void LogParser::route(const CleanLine& line) {
 }
 
 bool LogParser::route_parallel(const CleanLine& line) {
-  if (!line.caller_kind || parallel_.empty() || line.foreign) return false;
+  if (!line.caller_kind || line.foreign) return false;
   if (open_ && open_->caller_kind() == line.caller_kind && open_->caller_id() == line.caller_id) return false;
   for (std::size_t i = 0; i < parallel_.size(); ++i) {
     Parallel& p = parallel_[i];
+    // A set-aside report whose context has been silent for a while has ended.
+    if (line.number - p.builder.last_line() > limits_.consequence_window) {
+      finish_parallel(i);
+      return route_parallel(line);
+    }
     if (p.builder.caller_kind() != line.caller_kind || p.builder.caller_id() != line.caller_id) continue;
     const auto marker = match_start(line.text);
     if (marker && marker->join == JoinPolicy::Standalone) {
@@ -425,6 +445,30 @@ void LogParser::finish() {
   flush_boot();
 }
 
+// Feeds the lines of `log` to `parser`.
+template <bool kWithCr>
+void split_lines(std::string_view log, LogParser& parser) {
+  // Line ends are found 64 bytes at a time, as a bit mask, rather than by a memchr call
+  // per line: lines average some fifty bytes, less than such a call is worth.
+  const char* const data = log.data();
+  std::size_t line = 0;
+  for (std::size_t block = 0; block < log.size(); block += 64) {
+    for (std::uint64_t nl = line_end_mask<kWithCr>(data + block, std::min<std::size_t>(64, log.size() - block));
+         nl != 0; nl &= nl - 1) {
+      const std::size_t end = block + static_cast<std::size_t>(std::countr_zero(nl));
+      if constexpr (kWithCr) {
+        if (end < line) continue;  // the '\n' of a "\r\n" already taken
+      }
+      parser.feed(log.substr(line, end - line));
+      line = end + 1;
+      if constexpr (kWithCr) {
+        if (data[end] == '\r' && line < log.size() && data[line] == '\n') ++line;
+      }
+    }
+  }
+  if (line < log.size()) parser.feed(log.substr(line));  // the last line, without its end
+}
+
 std::vector<Report> parse_log(std::string_view text, const std::string& path, ParserLimits limits) {
   std::vector<Report> out;
   parse_log(
@@ -443,21 +487,10 @@ void parse_log(std::string_view text, const std::string& path, const LogParser::
   // a console log is read in place.
   std::string decoded;
   const std::string_view log = decode_transport(text, decoded);
-  // Line ends are found 64 bytes at a time, as a bit mask, rather than by a memchr call
-  // per line: lines average some fifty bytes, less than such a call is worth.
-  const char* const data = log.data();
-  std::size_t line = 0;
-  for (std::size_t block = 0; block < log.size(); block += 64) {
-    for (std::uint64_t nl = line_end_mask(data + block, std::min<std::size_t>(64, log.size() - block)); nl != 0;
-         nl &= nl - 1) {
-      const std::size_t end = block + static_cast<std::size_t>(std::countr_zero(nl));
-      if (end < line) continue;  // the '\n' of a "\r\n" already taken
-      parser.feed(log.substr(line, end - line));
-      line = end + 1;
-      if (data[end] == '\r' && line < log.size() && data[line] == '\n') ++line;
-    }
-  }
-  if (line < log.size()) parser.feed(log.substr(line));  // the last line, without its end
+  if (std::memchr(log.data(), '\r', log.size()) != nullptr)
+    split_lines<true>(log, parser);
+  else
+    split_lines<false>(log, parser);
   parser.finish();
 }
 

@@ -86,6 +86,7 @@ class LogParser {
   };
   void learn_boot_line(std::string_view text);
   void flush_boot();
+  void flush_boot_reports();
   // Reports of other contexts (printk caller ids) interrupted by a report of this one: each
   // keeps reading its own context's lines until it ends, so two CPUs' reports printed at once
   // keep their own identity, frames and text.

@@ -203,8 +203,7 @@ void decode_journal_record(std::string_view line, std::string& out) {
 // A kmsg record's text with its "\xNN" escapes undone.
 void unescape_kmsg(std::string_view text, std::string& out) {
   for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\\' && i + 3 < text.size() && text[i + 1] == 'x' && is_hex(text[i + 2]) &&
-        is_hex(text[i + 3])) {
+    if (text[i] == '\\' && i + 3 < text.size() && text[i + 1] == 'x' && is_hex(text[i + 2]) && is_hex(text[i + 3])) {
       out.push_back(static_cast<char>(detail::kHexValue[static_cast<unsigned char>(text[i + 2])] * 16 +
                                       detail::kHexValue[static_cast<unsigned char>(text[i + 3])]));
       i += 3;

@@ -266,7 +266,8 @@ bool is_benign_start(std::string_view s) {
   if (s.starts_with("Booting the kernel"))
     return scan::contains(s, "Parsing ELF") || scan::contains(s, "Decompressing Linux") ||
            scan::contains(s, "Unknown parameter '");
-  if (s.starts_with("fatal error: ")) return scan::contains(s, "ALSA") || s.starts_with("fatal error: cannot create timer");
+  if (s.starts_with("fatal error: "))
+    return scan::contains(s, "ALSA") || s.starts_with("fatal error: cannot create timer");
   // Only a bare "INFO:" (the rest of a header lost) is left to the generic rule.
   if (s.starts_with("INFO:") && !scan::trim(s.substr(5)).empty()) {
     constexpr std::string_view kInfoReports[] = {"INFO: possible ",

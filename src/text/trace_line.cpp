@@ -182,6 +182,37 @@ void parse_suffixes(std::string_view s, FrameText& f) {
   }
 }
 
+// "<ffffffff8010e4b5>{system_call+125}" (2.6.0-2.6.8 x86_64) and "[foo+125/304]" optionally
+// followed by the same frame as %pS ("[foo+125/304] ? foo+0x7d/0x130"; the bracket names the
+// frame, a symbol after it is read as usual and wins). False, `s` untouched, for anything else.
+[[gnu::noinline]] bool parse_symbolic_frame(std::string_view& s, FrameText& f) {
+  if (s[0] == '<') {
+    std::string_view t = s.substr(1);
+    auto addr = hex(t);
+    if (!addr || !consume(t, ">") || t.empty() || t[0] != '{' || !parse_symbolic_group(t, '}', f)) return false;
+    f.address = addr;
+    parse_suffixes(t, f);
+    s = t;
+    return true;
+  }
+  std::string_view t = s;
+  if (!parse_symbolic_group(t, ']', f)) return false;
+  t = trim_left(t);
+  const bool unreliable = consume(t, "? ");
+  t = trim_left(t);
+  const FrameText bracket = f;
+  std::string_view probe = t;
+  if (parse_symbol_ref(probe)) {
+    f.reset();
+    TraceText rest;
+    if (parse_trace_text(t, rest) && rest.has_frame) f = rest.frame;
+  }
+  if (f.function.empty()) f = bracket;
+  if (unreliable) f.printed_unreliable = true;
+  s = t;
+  return true;
+}
+
 }  // namespace
 
 std::optional<SymbolRef> parse_symbol_ref(std::string_view& s) {
@@ -278,34 +309,24 @@ bool parse_trace_text(std::string_view text, TraceText& out) {
       parse_suffixes(s, f);
       return true;
     }
-  } else if (s.size() > 2 && s[0] == '<' && is_hex(s[1])) {
-    // 2.6.0-2.6.8 x86_64: "<ffffffff8010e4b5>{system_call+125}".
-    std::string_view t = s.substr(1);
-    auto addr = hex(t);
-    if (!addr || !consume(t, ">") || t.empty() || t[0] != '{' || !parse_symbolic_group(t, '}', f)) {
+  } else if (s.size() > 2 && ((s[0] == '<' && is_hex(s[1])) || (s[0] == '[' && is_ident_start(s[1])))) {
+    // The forms of kernels before 2.6.18 and of hardened 2.6.2x trees (format_table.h), apart
+    // so that the common forms' code stays small.
+    if (parse_symbolic_frame(s, f)) return true;
+    if (s[0] == '<') {
       out.has_frame = false;
       return !out.markers.empty();
     }
-    f.address = addr;
-    parse_suffixes(t, f);
-    return true;
-  } else if (s.size() > 2 && s[0] == '[' && is_ident_start(s[1]) && parse_symbolic_group(s, ']', f)) {
-    // A frame printed as "[foo+125/304]" (symbol and decimal offset in the brackets), optionally
-    // followed by the same frame in the %pS form: "[foo+125/304] ? foo+0x7d/0x130". The
-    // bracket names the frame; a symbol after it is read as usual and wins.
-    s = trim_left(s);
-    const bool unreliable = consume(s, "? ");
-    s = trim_left(s);
-    FrameText bracket = f;
-    std::string_view t = s;
-    if (parse_symbol_ref(t)) {
-      f.reset();
-      TraceText rest;
-      if (parse_trace_text(s, rest) && rest.has_frame) f = rest.frame;
+    if (auto p = parse_plain_bracket_address(s)) {  // powerpc "[sp] [ip] symbol" with letters in sp
+      s = trim_left(s);
+      auto ip = parse_plain_bracket_address(s);
+      if (!ip) {
+        out.has_frame = false;
+        return !out.markers.empty();
+      }
+      f.address = ip;
+      s = trim_left(s);
     }
-    if (f.function.empty()) f = bracket;
-    if (unreliable) f.printed_unreliable = true;
-    return true;
   } else if (auto p = parse_plain_bracket_address(s)) {
     // powerpc prints "[sp] [ip] symbol": the second bracket is the code address.
     s = trim_left(s);

@@ -51,7 +51,8 @@ BOOST_AUTO_TEST_CASE(rust_panic_is_titled_by_its_message_and_first_rust_frame) {
       "[   60.2][ T2148]  <TASK>\n"
       "[   60.2][ T2148]  _RNvCscSpY9Juk0HT_7___rustc17rust_begin_unwind+0x15b/0x160\n"
       "[   60.2][ T2148]  _RNvNtCs1234_4core9panicking5panic+0x10/0x20\n"
-      "[   60.2][ T2148]  _RNvXs1_CsAbc_8mydriverNtB5_6DriverNtNtCsXyz_6kernel10miscdevice10MiscDevice4mmap+0x44/0xfb0\n"
+      "[   60.2][ T2148]  "
+      "_RNvXs1_CsAbc_8mydriverNtB5_6DriverNtNtCsXyz_6kernel10miscdevice10MiscDevice4mmap+0x44/0xfb0\n"
       "[   60.2][ T2148]  __mmap_region+0x10/0x20\n"
       "[   60.2][ T2148]  </TASK>\n";
   const auto reports = analyzed(log);

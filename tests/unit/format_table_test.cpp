@@ -99,9 +99,10 @@ BOOST_AUTO_TEST_CASE(every_symbolic_row_with_a_module_added) {
 BOOST_AUTO_TEST_CASE(every_row_inside_a_report_gives_its_frame) {
   for (const TraceForm& row : kTraceForms) {
     if (row.function.empty()) continue;
-    const std::string log = std::string("[   10.000000] BUG: unable to handle kernel NULL pointer dereference at 0000000000000008\n") +
-                            "[   10.000001] Call Trace:\n" + "[   10.000002] " + std::string(row.example) + "\n" +
-                            "[   10.000003] " + std::string(row.example) + "\n";
+    const std::string log =
+        std::string("[   10.000000] BUG: unable to handle kernel NULL pointer dereference at 0000000000000008\n") +
+        "[   10.000001] Call Trace:\n" + "[   10.000002] " + std::string(row.example) + "\n" + "[   10.000003] " +
+        std::string(row.example) + "\n";
     const auto reports = parse_log(log, "t.log");
     BOOST_TEST_CONTEXT(row.id) {
       BOOST_REQUIRE(reports.size() == 1U);
