@@ -44,9 +44,9 @@ class RustV0 {
       if (is_digit(c))
         d = static_cast<std::uint64_t>(c - '0');
       else if (is_lower(c))
-        d = static_cast<std::uint64_t>(c - 'a' + 10);
+        d = static_cast<std::uint64_t>(c - 'a') + 10;
       else if (is_upper(c))
-        d = static_cast<std::uint64_t>(c - 'A' + 36);
+        d = static_cast<std::uint64_t>(c - 'A') + 36;
       else
         return std::nullopt;
       if (v > (UINT64_MAX - d) / 62) return std::nullopt;
