@@ -193,4 +193,86 @@ BOOST_AUTO_TEST_CASE(cr_only_and_mixed_line_ends_read_as_lf) {
   }
 }
 
+// A shipper that turns printk's padding into a tab and drops the separator (issue 11's class):
+// the header, its crash site and its frames are read as on a plain console.
+BOOST_AUTO_TEST_CASE(tab_inside_the_timestamp_and_no_separator) {
+  const auto reports = analyzed(
+      "<4>[\t68764.975944]------------[ cut here ]------------\n"
+      "<4>[\t68764.975944]WARNING: CPU: 1 PID: 796 at net/core/dev.c:5281 dev_watchdog+0x24f/0x260\n"
+      "<4>[\t68764.975960]RIP: 0010:dev_watchdog+0x24f/0x260\n"
+      "<4>[\t68764.975970]Call Trace:\n"
+      "<4>[\t68764.975971] <IRQ>\n"
+      "<4>[\t68764.975972] ? __warn+0x81/0x130\n"
+      "<4>[\t68764.975973] call_timer_fn+0x24/0x140\n"
+      "<4>[\t68764.975975] </IRQ>\n");
+  BOOST_REQUIRE_EQUAL(reports.size(), 1U);
+  BOOST_TEST(reports[0].title == "WARNING in dev_watchdog");
+  BOOST_TEST(reports[0].frames.size() == 2U);
+  BOOST_TEST(!reports[0].corrupted);
+}
+
+// 2.6.2x frames printed as "[func+dec/dec]" then the %pS form (format_table.h): a trace, and
+// the title's function read from it.
+BOOST_AUTO_TEST_CASE(symbol_bracket_trace_of_2_6_2x) {
+  const auto reports = analyzed(
+      "[  100.000001] WARNING: at fs/ext4/inode.c:123 ext4_da_writepages+0x1a/0x2b()\n"
+      "[  100.000003] Call Trace:\n"
+      "[  100.000004]  [warn_slowpath_common+135/192] ? warn_slowpath_common+0x87/0xc0\n"
+      "[  100.000006]  [ext4_da_writepages+631/1568] ext4_da_writepages+0x277/0x620\n"
+      "[  100.000007]  [do_writepages+33/64] do_writepages+0x21/0x40\n");
+  BOOST_REQUIRE_EQUAL(reports.size(), 1U);
+  BOOST_TEST(reports[0].frames.size() == 3U);
+  BOOST_TEST(reports[0].title == "WARNING in ext4_da_writepages");
+}
+
+// Two CPUs' reports printed at once (caller ids tell their lines apart): each keeps its own
+// frames and title, and neither is corrupted by the other.
+BOOST_AUTO_TEST_CASE(interleaved_reports_of_two_cpus_keep_their_identity) {
+  const auto reports = analyzed(
+      "[   10.000000][    C0] BUG: KASAN: use-after-free in foo_read+0x10/0x20\n"
+      "[   10.000001][    C1] ------------[ cut here ]------------\n"
+      "[   10.000002][    C0] Read of size 8 at addr ffff888012345678 by task syz/100\n"
+      "[   10.000003][    C1] WARNING: CPU: 1 PID: 200 at net/core/sock.c:10 sk_free+0x1/0x2\n"
+      "[   10.000004][    C0] Call Trace:\n"
+      "[   10.000005][    C1] RIP: 0010:sk_free+0x1/0x2\n"
+      "[   10.000006][    C0]  <TASK>\n"
+      "[   10.000007][    C1] Call Trace:\n"
+      "[   10.000008][    C0]  dump_stack_lvl+0x1/0x2\n"
+      "[   10.000009][    C1]  <TASK>\n"
+      "[   10.000010][    C0]  kasan_report+0x1/0x2\n"
+      "[   10.000011][    C1]  tcp_close+0x1/0x2\n"
+      "[   10.000012][    C0]  foo_read+0x10/0x20\n"
+      "[   10.000013][    C1]  </TASK>\n"
+      "[   10.000014][    C0]  vfs_read+0x1/0x2\n"
+      "[   10.000015][    C0]  </TASK>\n");
+  BOOST_REQUIRE_EQUAL(reports.size(), 2U);
+  BOOST_TEST(reports[0].title == "KASAN: use-after-free Read in foo_read");
+  BOOST_TEST(reports[0].frames.size() == 4U);
+  BOOST_TEST(!reports[0].corrupted);
+  BOOST_TEST(reports[1].title == "WARNING in sk_free");
+  BOOST_TEST(reports[1].frames.size() == 1U);
+  BOOST_TEST(!reports[1].corrupted);
+}
+
+// A clean refcount WARN is titled by its first frame past the refcount helpers, not "corrupted";
+// a WARN cut before its trace names no function.
+BOOST_AUTO_TEST_CASE(refcount_warn_clean_and_truncated_warn) {
+  BOOST_TEST(first_title("[   50.1][ T3000] refcount_t: underflow; use-after-free.\n"
+                         "[   50.1][ T3000] WARNING: CPU: 0 PID: 3000 at lib/refcount.c:28 "
+                         "refcount_warn_saturate+0x1ae/0x1f0\n"
+                         "[   50.1][ T3000] RIP: 0010:refcount_warn_saturate+0x1ae/0x1f0\n"
+                         "[   50.1][ T3000] Call Trace:\n"
+                         "[   50.1][ T3000]  <TASK>\n"
+                         "[   50.1][ T3000]  ? __warn+0x163/0x4e0\n"
+                         "[   50.1][ T3000]  sock_put+0x5c/0x70\n"
+                         "[   50.1][ T3000]  tcp_v4_rcv+0x1b2/0x3a0\n"
+                         "[   50.1][ T3000]  </TASK>\n") == "WARNING: refcount bug in sock_put");
+  const auto cut = analyzed(
+      "[   50.1] WARNING: CPU: 0 PID: 3000 at net/ipv4/tcp.c:28 tcp_close+0x1ae/0x1f0\n"
+      "[   50.1] Modules linked in:\n");
+  BOOST_REQUIRE_EQUAL(cut.size(), 1U);
+  BOOST_TEST(cut[0].title == "WARNING in corrupted");
+  BOOST_TEST(cut[0].corrupted);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
