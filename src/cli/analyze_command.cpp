@@ -37,7 +37,10 @@ int run_analyze(const std::vector<std::string>& args) {
   std::vector<std::string> inputs;
   std::string vmlinux;
   DebugInfoOptions debug_options;
-  po::options_description opts("btaudit analyze [options] FILE... ('-' reads standard input)");
+  po::options_description opts(
+      "btaudit analyze [options] FILE... ('-' reads standard input)\n"
+      "Logs: console and dmesg (also -T, -x), /dev/kmsg and netconsole records, syslog (RFC 3164, 5424),\n"
+      "journalctl -o short-iso / json / export, pstore; LF, CRLF or CR line ends; several boots per log");
   opts.add_options()("help,h", "show this help")("format,f", po::value(&format)->default_value("text"),
                                                  "output format: text or json")(
       "color", po::value(&colour)->default_value("auto"), "colour in text output: auto, always or never")(

@@ -604,10 +604,9 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
 }
 
 ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
-  if (line.foreign) {
-    ++idle_;
-    return Effect::Ignored;
-  }
+  // Another program's line (syslog, a console shared with user space) says nothing of whether
+  // the kernel has finished this report: it is not counted as an unrelated kernel line.
+  if (line.foreign) return Effect::Ignored;
   if (caller_kind_ && line.caller_kind && (line.caller_kind != caller_kind_ || line.caller_id != caller_id_)) {
     ++idle_;  // another context's output interleaved with ours: leave it out
     return Effect::Ignored;
