@@ -40,9 +40,12 @@ class KdumpDump final : public MemorySource, public VmcoreInfo {
 
  private:
   KdumpDump() = default;
+  template <typename F>
+  void in_library(const char* what, F&& call) const;
   std::string path_;
   int fd_ = -1;
   _kdump_ctx* ctx_ = nullptr;
+  mutable bool faulted_ = false;  // libkdumpfile faulted: ctx_ must not be used again
 };
 
 }  // namespace btaudit
