@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/crosscheck.h"
+#include "analysis/debug_analysis.h"
 #include "debuginfo/kernel_debuginfo.h"
 #include "debuginfo/kernel_types.h"
 #include "memory/memory_source.h"
@@ -40,8 +41,10 @@ struct DumpAnalysis {
 struct DumpAnalysisOptions {
   std::string vmlinux;  // "" or "auto": /usr/lib/debug/boot/vmlinux-<release from VMCOREINFO>
   bool with_log = true;
-  std::vector<int> task_pids;  // also walk these tasks when they were switched out
-  bool all_tasks = false;      // also walk every switched-out task
+  std::vector<int> task_pids;                                   // also walk these tasks when they were switched out
+  bool all_tasks = false;                                       // also walk every switched-out task
+  CheckBudget checks;                                           // per walk; its shared deadline is set from dump_budget
+  std::chrono::milliseconds dump_budget{kDefaultDumpBudgetMs};  // every walk's call-site checks together
 };
 
 // `memory` is the dump's kernel memory, `facts` what the dump says about itself,

@@ -52,6 +52,8 @@ int run_vmcore(const std::vector<std::string>& args) {
   std::string vmlinux;
   int cpu = -1;
   std::vector<int> pids;
+  long check_budget_ms = kDefaultCheckBudgetMs;
+  long dump_budget_ms = kDefaultDumpBudgetMs;
   po::options_description opts("btaudit vmcore [options] DUMP [analyze|bt|irqstate|log|info]");
   opts.add_options()("help,h", "show this help")("format,f", po::value(&format)->default_value("text"),
                                                  "output format: text, json or svg (a picture of each CPU's stacks)")(
@@ -62,7 +64,11 @@ int run_vmcore(const std::vector<std::string>& args) {
       "bt: this task (repeatable): a switched-out one is walked from the frame the "
       "scheduler left, a running one is shown on its CPU")("tasks",
                                                            "bt: every switched-out task as well, after the CPUs")(
-      "color", po::value(&colour)->default_value("auto"), "colour in text output: auto, always or never");
+      "color", po::value(&colour)->default_value("auto"), "colour in text output: auto, always or never")(
+      "check-budget-ms", po::value(&check_budget_ms)->default_value(kDefaultCheckBudgetMs),
+      "time for one walk's call-site checks; frames left say unchecked_budget")(
+      "dump-budget-ms", po::value(&dump_budget_ms)->default_value(kDefaultDumpBudgetMs),
+      "time for the call-site checks of all the dump's walks together");
   po::variables_map vm;
   if (!parse_command_line("vmcore", args, opts, positional, vm)) return kExitUsage;
   if (vm.count("help")) {
@@ -88,6 +94,10 @@ int run_vmcore(const std::vector<std::string>& args) {
     std::cerr << "btaudit vmcore: unknown --format '" << format << "' (use text, json or svg)\n";
     return kExitUsage;
   }
+  if (check_budget_ms < 0 || dump_budget_ms < 0) {
+    std::cerr << "btaudit vmcore: --check-budget-ms and --dump-budget-ms must not be negative\n";
+    return kExitUsage;
+  }
   TextStyle style;
   style.colour = colour == "always" || (colour == "auto" && ::isatty(STDOUT_FILENO));
   try {
@@ -107,6 +117,8 @@ int run_vmcore(const std::vector<std::string>& args) {
     options.with_log = action == "analyze";
     options.task_pids = pids;
     options.all_tasks = vm.count("tasks") > 0;
+    options.checks.per_report = std::chrono::milliseconds(check_budget_ms);
+    options.dump_budget = std::chrono::milliseconds(dump_budget_ms);
     const DumpAnalysis a = analyze_dump(*dump, dump->facts(), dump.get(), options);
     for (int pid : a.missing_pids) {
       std::cerr << "btaudit: " << dump->path() << ": no task with PID " << pid << "\n";
