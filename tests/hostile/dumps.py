@@ -12,6 +12,7 @@ import sys
 SYNTHETIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "synthetic")
 sys.path.insert(0, SYNTHETIC)
 
+from elf_vmcore import ElfVmcore  # noqa: E402
 from scenarios import SCENARIOS  # noqa: E402
 from synthdump.kernel_image import KernelImage  # noqa: E402
 from synthdump.machine import Machine  # noqa: E402
@@ -66,29 +67,11 @@ class Patch:
 
 def elf_layout(path):
     """Program headers [(index, type, offset, filesz, header offset)], notes [(name, type,
-    header offset, desc offset, descsz)], and the ELF header's fields."""
-    with open(path, "rb") as f:
-        eh = f.read(64)
-        phoff, = struct.unpack_from("<Q", eh, 32)
-        phnum, = struct.unpack_from("<H", eh, 56)
-        f.seek(phoff)
-        table = f.read(56 * phnum)
-        phdrs, notes = [], []
-        for i in range(phnum):
-            p_type, _fl, off, _va, _pa, filesz, _ms, _al = struct.unpack_from("<IIQQQQQQ", table, 56 * i)
-            phdrs.append((i, p_type, off, filesz, phoff + 56 * i))
-            if p_type == 4:
-                f.seek(off)
-                data = f.read(filesz)
-                pos = 0
-                while pos + 12 <= len(data):
-                    namesz, descsz, ntype = struct.unpack_from("<III", data, pos)
-                    desc = pos + 12 + ((namesz + 3) & ~3)
-                    if desc + descsz > len(data):
-                        break
-                    notes.append((data[pos + 12:pos + 12 + namesz].rstrip(b"\0"), ntype, off + pos, off + desc, descsz))
-                    pos = desc + ((descsz + 3) & ~3)
-    return phoff, phdrs, notes
+    header offset, desc offset, descsz)], and where the program headers are."""
+    d = ElfVmcore(path)
+    phdrs = [(i, p_type, off, filesz, d.phoff + 56 * i) for i, p_type, off, _v, _p, filesz in d.segments]
+    notes = [(name.encode("latin-1"), ntype, head, desc, size) for _s, name, ntype, head, desc, size in d.notes]
+    return d.phoff, phdrs, notes
 
 
 def elf_mutations(path):
