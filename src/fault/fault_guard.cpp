@@ -48,7 +48,10 @@ struct FaultHandler {
 
   static bool cover_with_zeros(MappedRegion& r, const char* at) {
     const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-    void* start = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(at) & ~(page - 1));
+    // The page holding `at`: an offset into the region, not an integer turned into a pointer.
+    const auto into = static_cast<std::size_t>(at - r.begin_);
+    const char* page_start = at - ((reinterpret_cast<std::uintptr_t>(r.begin_) + into) & (page - 1));
+    void* start = const_cast<char*>(page_start);
     if (::mmap(start, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) return false;
     r.failed_.store(true, std::memory_order_relaxed);
     return true;

@@ -67,7 +67,7 @@ Bucket bucket_line(const json& j) {
   b.unreliable_frames = unsigned_of(j, "unreliable_frames");
   b.stale_frames = unsigned_of(j, "stale_frames");
   if (b.stale_frames > b.unreliable_frames)
-    throw std::invalid_argument("\"stale_frames\" exceeds \"unreliable_frames\"");
+    throw std::invalid_argument(R"("stale_frames" exceeds "unreliable_frames")");
   return b;
 }
 

@@ -134,10 +134,13 @@ void check_schema(Database& db, const std::string& path) {
     const std::string table = tables.text(0);
     const std::vector<std::string> want = columns_of(expected, table);
     const std::vector<std::string> have = columns_of(db, table);
-    if (have.empty()) throw StoreError(path + ": altered database: table " + table + " is missing");
-    if (have != want)
-      throw StoreError(path + ": altered database: table " + table + " has columns (" + joined(have) + "), expected (" +
-                       joined(want) + ")");
+    std::string problem = path + ": altered database: table ";
+    problem += table;
+    if (have.empty()) throw StoreError(problem + " is missing");
+    if (have != want) {
+      problem.append(" has columns (").append(joined(have)).append("), expected (").append(joined(want)).append(")");
+      throw StoreError(problem);
+    }
   }
   // Counts are never negative (batch writes them from 64-bit unsigned ones): a row that
   // says otherwise was edited, and merging into it would give nonsense.
