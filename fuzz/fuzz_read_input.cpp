@@ -1,9 +1,6 @@
 // libFuzzer target for the read path: bytes -> file -> read_input, which
 // sniffs gzip/xz/zstd magic and decompresses. The input goes through a memfd
 // so that the real open/fstat/read code runs, not a test double.
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -12,37 +9,10 @@
 
 #include "input/input_error.h"
 #include "input/read_input.h"
-
-namespace {
-
-// Owns the memfd the input is written to.
-class MemFile {
- public:
-  MemFile() : fd_(::memfd_create("fuzz_read_input", MFD_CLOEXEC)) {
-    if (fd_ < 0) std::abort();
-  }
-  MemFile(const MemFile&) = delete;
-  MemFile& operator=(const MemFile&) = delete;
-  ~MemFile() { ::close(fd_); }
-
-  void write_all(const std::uint8_t* data, std::size_t size) const {
-    while (size > 0) {
-      const ssize_t n = ::write(fd_, data, size);
-      if (n <= 0) std::abort();
-      data += n;
-      size -= static_cast<std::size_t>(n);
-    }
-  }
-  std::string path() const { return "/proc/self/fd/" + std::to_string(fd_); }
-
- private:
-  int fd_;
-};
-
-}  // namespace
+#include "memfd_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  MemFile file;
+  MemFile file("fuzz_read_input");
   file.write_all(data, size);
   const std::string path = file.path();
   // A small cap keeps decompression bombs within the fuzzer's RSS limit and

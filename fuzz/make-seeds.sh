@@ -32,6 +32,12 @@ fi
 [ -d "$here/seeds/read_input" ] && copy_flat "$here/seeds/read_input" "$out/read_input"
 #   batch:      fuzz/seeds/batch/* (mailboxes, NDJSON report and bucket lines) and corpora/*
 [ -d "$here/seeds/batch" ] && copy_flat "$here/seeds/batch" "$out/batch"
+#   dump_header, vmcoreinfo, store_open: fuzz/seeds/<target>/* (small synthetic dumps, VMCOREINFO
+#               notes of a synthetic and a Debian 6.1 kernel, batch databases sound and altered)
+for t in dump_header vmcoreinfo store_open; do
+  mkdir -p "$out/$t"
+  [ -d "$here/seeds/$t" ] && cp "$here/seeds/$t"/* "$out/$t/"
+done
 [ -d "$root/corpora" ] && copy_flat "$root/corpora" "$out/batch"
 n=0
 for f in $(find "$root/corpora" -type f -size -8k ! -name '*.md' 2>/dev/null | sort | head -n 6); do

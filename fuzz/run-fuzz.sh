@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets of a BTAUDIT_FUZZ build for a bounded time each.
-# Usage: fuzz/run-fuzz.sh BUILD_DIR SECONDS [TARGET...]   (targets: analyze read_input batch; default all)
+# Usage: fuzz/run-fuzz.sh BUILD_DIR SECONDS [TARGET...]
+#   (targets: analyze read_input batch dump_header vmcoreinfo store_open; default all)
 # The working corpus grows in BUILD_DIR/fuzz-corpus/<target>/ (kept between runs),
 # crashes land in BUILD_DIR/fuzz-artifacts/<target>/. A crash makes the script fail:
 # copy the input to fuzz/regressions/<target>/ and keep it there after the fix.
@@ -12,7 +13,7 @@ build=$(cd "$1" && pwd)
 seconds=$2
 shift 2
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(analyze read_input batch)
+[ ${#targets[@]} -eq 0 ] && targets=(analyze read_input batch dump_header vmcoreinfo store_open)
 
 seeds=$build/fuzz-seeds
 [ -d "$seeds" ] || bash "$here/make-seeds.sh" "$seeds"
@@ -26,6 +27,7 @@ for t in "${targets[@]}"; do
   extra=()
   [ "$t" = analyze ] && extra+=(-dict="$here/kernel-log.dict" -max_len=32768)
   [ "$t" = batch ] && extra+=(-dict="$here/kernel-log.dict" -max_len=16384)
+  [ "$t" = dump_header ] && extra+=(-max_len=262144)
   [ "${FUZZ_KEEP_GOING:-0}" = 1 ] && extra+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
   echo "run-fuzz: fuzz_$t for ${seconds}s"
   # The first directory is the growing corpus; seeds and regressions are read only.

@@ -38,6 +38,18 @@ bool is_return_thunk(const std::string& n) {
 }  // namespace
 
 CallSiteFinding CallSiteChecker::find_call(std::uint64_t ret, const std::optional<CodeSymbol>& function) {
+  const auto key = std::make_pair(ret, function ? function->address : ~std::uint64_t{0});
+  if (auto it = calls_.find(key); it != calls_.end()) return it->second;
+  return calls_.emplace(key, decode_call(ret, function)).first->second;
+}
+
+Reach CallSiteChecker::reaches(std::uint64_t target, std::uint64_t callee) {
+  const auto key = std::make_pair(target, callee);
+  if (auto it = reached_.find(key); it != reached_.end()) return it->second;
+  return reached_.emplace(key, follow_tail_calls(target, callee)).first->second;
+}
+
+CallSiteFinding CallSiteChecker::decode_call(std::uint64_t ret, const std::optional<CodeSymbol>& function) {
   CallSiteFinding out;
   std::optional<std::uint64_t> insn_start;
 
@@ -142,7 +154,7 @@ CallSiteFinding CallSiteChecker::find_call(std::uint64_t ret, const std::optiona
   return out;
 }
 
-Reach CallSiteChecker::reaches(std::uint64_t target, std::uint64_t callee) {
+Reach CallSiteChecker::follow_tail_calls(std::uint64_t target, std::uint64_t callee) {
   if (target == callee) return Reach::Yes;
   std::set<std::uint64_t> visited;
   std::vector<std::pair<std::uint64_t, int>> work{{target, 0}};

@@ -3,8 +3,10 @@
 // (through tail calls, thunks and trampolines) to the frame above it.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "analysis/code_source.h"
 #include "disasm/x86_decoder.h"
@@ -20,6 +22,10 @@ struct CallSiteFinding {
   std::string note;      // how it was decided, or why it could not be
 };
 
+// Answers are remembered for the checker's life (one report, or one dump's
+// reports): a stack holds the same return address many times (a recursion, a
+// hostile stack page full of one word), and one answer can cost a tenth of a
+// second (x64_sys_call's switch of tail calls, a symbol lookup each).
 class CallSiteChecker {
  public:
   explicit CallSiteChecker(CodeSource& code) : code_(code) {}
@@ -33,9 +39,13 @@ class CallSiteChecker {
   Reach reaches(std::uint64_t target, std::uint64_t callee);
 
  private:
+  CallSiteFinding decode_call(std::uint64_t return_address, const std::optional<CodeSymbol>& function);
+  Reach follow_tail_calls(std::uint64_t target, std::uint64_t callee);
   bool is_indirect_trampoline(const std::string& name) const;
   CodeSource& code_;
   X86Decoder decoder_;
+  std::map<std::pair<std::uint64_t, std::uint64_t>, CallSiteFinding> calls_;  // (return address, function start)
+  std::map<std::pair<std::uint64_t, std::uint64_t>, Reach> reached_;          // (target, callee)
 };
 
 }  // namespace btaudit

@@ -71,9 +71,23 @@ bool keeps_text_stale(Reason r) {
          r == Reason::FunctionStart;
 }
 
+// A frame whose call site was never looked at: its text verdict stands, said so.
+void mark_unchecked(Frame& f) {
+  f.debug->note = "not checked: the time budget ran out; the text rules' reason: " + std::string(reason_code(f.reason));
+  f.reason = Reason::UncheckedBudget;
+}
+
 }  // namespace
 
-void apply_debuginfo(Report& r, KernelDebugInfo& info) {
+void apply_debuginfo(Report& r, KernelDebugInfo& info, const CheckBudget& budget) {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point deadline = Clock::now() + budget.per_report;
+  bool shared_first = false;  // the shared deadline comes first: it is the one to name
+  if (budget.shared_deadline && *budget.shared_deadline < deadline) {
+    deadline = *budget.shared_deadline;
+    shared_first = true;
+  }
+  std::uint64_t checks = 0, unchecked = 0;
   if (auto release = info.release(); release && r.kernel && *release != *r.kernel)
     r.debug_warnings.push_back(info.vmlinux_path() + " is release " + *release + " but the report is from " +
                                *r.kernel);
@@ -114,11 +128,19 @@ void apply_debuginfo(Report& r, KernelDebugInfo& info) {
   for (const Trace& t : r.traces) {
     constexpr std::size_t kNone = static_cast<std::size_t>(-1);
     std::size_t above = kNone;  // nearest earlier frame on this stack that is not stale
-    for (std::size_t i = t.first_frame; i < t.first_frame + t.frame_count; ++i) {
+    const std::size_t end = std::min<std::size_t>(r.frames.size(), std::size_t{t.first_frame} + t.frame_count);
+    for (std::size_t i = t.first_frame; i < end; ++i) {
       Frame& f = r.frames[i];
       if (above != kNone && (r.frames[above].stack != f.stack || r.frames[above].exception != f.exception))
         above = kNone;
       if (!where[i] || !f.debug) continue;
+      ++checks;
+      if (Clock::now() > deadline) {
+        ++unchecked;
+        mark_unchecked(f);
+        if (f.verdict != Verdict::Stale) above = i;
+        continue;
+      }
       CallSiteFinding finding = checker.find_call(where[i]->address, where[i]->function);
       f.debug->call_site = finding.site;
       if (!finding.decided) {
@@ -169,6 +191,12 @@ void apply_debuginfo(Report& r, KernelDebugInfo& info) {
       }
       if (f.verdict != Verdict::Stale) above = i;
     }
+  }
+  if (unchecked > 0) {
+    const auto ms = shared_first ? budget.shared : budget.per_report;
+    r.truncated.push_back(Truncation{"call-site checks", checks, checks - unchecked,
+                                     static_cast<std::uint64_t>(ms.count()), "ms",
+                                     shared_first ? "--dump-budget-ms" : "--check-budget-ms"});
   }
 }
 

@@ -3,11 +3,29 @@
 // check that proves or refutes '?' frames (and flags reliable frames that
 // fail it as evidence of stack corruption, without relabelling them).
 #pragma once
+#include <chrono>
+#include <optional>
+
 #include "debuginfo/kernel_debuginfo.h"
 #include "model/report.h"
 
 namespace btaudit {
 
-void apply_debuginfo(Report& report, KernelDebugInfo& debuginfo);
+inline constexpr long kDefaultCheckBudgetMs = 5000;  // --check-budget-ms: one report's call-site checks
+inline constexpr long kDefaultDumpBudgetMs = 8000;   // --dump-budget-ms: all of a dump's walks
+
+// How long the machine-code checks may take. A check is cheap once its answers are
+// cached, but a hostile trace of thousands of different addresses, each behind a
+// big switch of tail calls, would take minutes: past the deadline the frames left
+// keep their text verdict with reason unchecked_budget (the text rule's reason in
+// their debug note), and the report says how many (Report::truncated).
+struct CheckBudget {
+  std::chrono::milliseconds per_report{kDefaultCheckBudgetMs};
+  // A deadline shared by several reports (a dump's CPUs), and the budget it stands for.
+  std::optional<std::chrono::steady_clock::time_point> shared_deadline;
+  std::chrono::milliseconds shared{0};
+};
+
+void apply_debuginfo(Report& report, KernelDebugInfo& debuginfo, const CheckBudget& budget = {});
 
 }  // namespace btaudit

@@ -96,8 +96,11 @@ DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreIn
     }
   }
   a.walk = walk_dump(memory, *a.info, *a.types, a.layout, regs, sources, blocked);
-  for (const CpuWalk& cw : a.walk.cpus) a.cpu_reports.push_back(report_from_walk(cw, a.info.get()));
-  for (const CpuWalk& tw : a.walk.tasks) a.task_reports.push_back(report_from_walk(tw, a.info.get()));
+  CheckBudget checks = options.checks;
+  checks.shared_deadline = std::chrono::steady_clock::now() + options.dump_budget;
+  checks.shared = options.dump_budget;
+  for (const CpuWalk& cw : a.walk.cpus) a.cpu_reports.push_back(report_from_walk(cw, a.info.get(), checks));
+  for (const CpuWalk& tw : a.walk.tasks) a.task_reports.push_back(report_from_walk(tw, a.info.get(), checks));
 
   if (!options.with_log || !log_info) return a;
   try {

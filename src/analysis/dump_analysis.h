@@ -10,6 +10,7 @@
 
 #include "analysis/crosscheck.h"
 #include "debuginfo/build_id_source.h"
+#include "analysis/debug_analysis.h"
 #include "debuginfo/kernel_debuginfo.h"
 #include "debuginfo/kernel_types.h"
 #include "memory/memory_source.h"
@@ -43,8 +44,10 @@ struct DumpAnalysisOptions {
   std::string debug_dir = "/usr/lib/debug";
   BuildIdSource* server = nullptr;  // fetches vmlinux by VMCOREINFO's BUILD-ID when debug_dir has none
   bool with_log = true;
-  std::vector<int> task_pids;  // also walk these tasks when they were switched out
-  bool all_tasks = false;      // also walk every switched-out task
+  std::vector<int> task_pids;                                   // also walk these tasks when they were switched out
+  bool all_tasks = false;                                       // also walk every switched-out task
+  CheckBudget checks;                                           // per walk; its shared deadline is set from dump_budget
+  std::chrono::milliseconds dump_budget{kDefaultDumpBudgetMs};  // every walk's call-site checks together
 };
 
 // `memory` is the dump's kernel memory, `facts` what the dump says about itself,

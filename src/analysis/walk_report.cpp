@@ -22,7 +22,7 @@ void set_stack(Frame& f, const WalkFrame& w) {
 
 }  // namespace
 
-Report report_from_walk(const CpuWalk& walk, KernelDebugInfo* debuginfo) {
+Report report_from_walk(const CpuWalk& walk, KernelDebugInfo* debuginfo, const CheckBudget& budget) {
   Report r;
   r.kind = ReportKind::Other;
   r.arch = Arch::X86_64;
@@ -64,7 +64,7 @@ Report report_from_walk(const CpuWalk& walk, KernelDebugInfo* debuginfo) {
   if (debuginfo) {
     // The walk's addresses are runtime ones; debuginfo resolves frames by name and offset.
     for (Frame& f : r.frames) f.address.reset();
-    apply_debuginfo(r, *debuginfo);
+    apply_debuginfo(r, *debuginfo, budget);
     for (std::size_t i = 0; i < r.frames.size(); ++i) {
       std::size_t k = 0;
       for (const SymbolizedFrame& s : walk.frames)

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -54,6 +55,7 @@ class Pipeline {
       }
     }
     for (std::thread& t : workers) t.join();
+    if (error_) std::rethrow_exception(error_);  // in the caller's thread, where it can be reported
     totals_.already_done = already_done_;
     return totals_;
   }
@@ -75,7 +77,23 @@ class Pipeline {
     return std::nullopt;
   }
 
+  // A hook or the analysis threw (the store failed, an output could not be
+  // written, memory ran out): the run stops, and run() rethrows the first error.
   void work(unsigned worker) {
+    try {
+      work_loop(worker);
+    } catch (...) {
+      std::lock_guard lock(out_mutex_);
+      if (!error_) error_ = std::current_exception();
+      stop_ = true;
+      totals_.stopped = true;
+    }
+    std::lock_guard lock(out_mutex_);
+    if (--running_ == 0) finished_.notify_all();
+    moved_.notify_all();  // a worker waiting on the window must see a stop
+  }
+
+  void work_loop(unsigned worker) {
     for (;;) {
       auto job = take();
       if (!job) break;
@@ -119,9 +137,6 @@ class Pipeline {
       }
       delivering_ = false;
     }
-    std::lock_guard lock(out_mutex_);
-    if (--running_ == 0) finished_.notify_all();
-    moved_.notify_all();  // a worker waiting on the window must see a stop
   }
 
   InputWalk walk_;
@@ -144,6 +159,7 @@ class Pipeline {
   unsigned running_ = std::max(1u, options_.jobs);
   std::atomic<bool> stop_{false};  // set under out_mutex_; also read by take() under walk_mutex_
   BatchTotals totals_;
+  std::exception_ptr error_;  // the first exception a worker met
 };
 
 }  // namespace

@@ -40,6 +40,9 @@ struct BatchTotals {
   bool stopped = false;            // on_tick asked to stop
 };
 
+// An exception from a hook or from an input's analysis stops the run (as a stop
+// from on_tick does) and is rethrown here, in the calling thread, once every
+// worker has left: results delivered before it stay delivered.
 BatchTotals run_batch(InputWalk walk, const BatchOptions& options, const BatchHooks& hooks);
 
 }  // namespace btaudit

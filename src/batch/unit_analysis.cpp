@@ -30,7 +30,8 @@ SkipKind classify(const InputError& e) {
   const std::string_view what = e.what();
   if (what.find("truncated") != std::string_view::npos) return SkipKind::Truncated;
   if (what.find("corrupt") != std::string_view::npos) return SkipKind::Corrupt;
-  if (what.find("limit") != std::string_view::npos) return SkipKind::TooLarge;
+  if (what.find("too large") != std::string_view::npos || what.find("limit") != std::string_view::npos)
+    return SkipKind::TooLarge;
   if (what.find("is a directory") != std::string_view::npos) return SkipKind::NotRegular;
   return SkipKind::Unreadable;
 }
@@ -87,21 +88,29 @@ UnitResult analyze_unit(const InputUnit& unit, std::uint64_t seq, const UnitLimi
       result.mails = static_cast<std::uint32_t>(mails.size());
       for (std::uint32_t i = 0; i < mails.size(); ++i) {
         const Mail& mail = mails[i];
-        parse_log(mail.body, name, [&](Report&& r) {
-          shift_lines(r, mail.body_line - 1);
-          analyze_report(r);
-          if (enrich) enrich(r);
-          result.reports.push_back(make_record(r, seq_in_unit++));
-          append_mail(result.reports.back().json, mail, i + 1);
-        });
+        parse_log(
+            mail.body, name,
+            [&](Report&& r) {
+              shift_lines(r, mail.body_line - 1);
+              analyze_report(r);
+              if (enrich) enrich(r);
+              result.reports.push_back(make_record(r, seq_in_unit++));
+              append_mail(result.reports.back().json, mail, i + 1);
+            },
+            limits.parser);
       }
     } else {
-      parse_log(data, name, [&](Report&& r) {
-        analyze_report(r);
-        if (enrich) enrich(r);
-        result.reports.push_back(make_record(r, seq_in_unit++));
-      });
+      parse_log(
+          data, name,
+          [&](Report&& r) {
+            analyze_report(r);
+            if (enrich) enrich(r);
+            result.reports.push_back(make_record(r, seq_in_unit++));
+          },
+          limits.parser);
     }
+    if (input.read_failed())
+      throw InputError(unit.path, "read failed while it was being analyzed (an I/O error, or the file was truncated)");
   } catch (const InputError& e) {
     result.skip = classify(e);
     std::string_view why = e.what();

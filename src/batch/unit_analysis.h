@@ -12,6 +12,7 @@
 #include "batch/input_walk.h"
 #include "batch/report_record.h"
 #include "input/read_input.h"
+#include "text/log_parser.h"
 
 namespace btaudit {
 
@@ -32,6 +33,7 @@ struct UnitResult {
 struct UnitLimits {
   InputLimits input;
   ScreenLimits screen;
+  ParserLimits parser;
 };
 
 // Runs after the text analysis of each report, before it is rendered (batch

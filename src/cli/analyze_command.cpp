@@ -37,6 +37,9 @@ int run_analyze(const std::vector<std::string>& args) {
   std::vector<std::string> inputs;
   std::string vmlinux;
   DebugInfoOptions debug_options;
+  std::size_t max_input_mb = kDefaultMaxInputMiB;
+  std::size_t max_frames = ParserLimits{}.max_frames;
+  long check_budget_ms = kDefaultCheckBudgetMs;
   po::options_description opts(
       "btaudit analyze [options] FILE... ('-' reads standard input)\n"
       "Logs: console and dmesg (also -T, -x), /dev/kmsg and netconsole records, syslog (RFC 3164, 5424),\n"
@@ -49,7 +52,13 @@ int run_analyze(const std::vector<std::string>& args) {
       "modules", po::value(&debug_options.module_paths),
       "module debuginfo: a lib/modules/<release> tree, a folder of .ko/.ko.debug files, or a file (repeatable)")(
       "debug-dir", po::value(&debug_options.debug_dir)->default_value("/usr/lib/debug"),
-      "root of build-id and release-named debuginfo");
+      "root of build-id and release-named debuginfo")("max-input-mb",
+                                                      po::value(&max_input_mb)->default_value(kDefaultMaxInputMiB),
+                                                      "refuse an input larger than this once decompressed (MiB)")(
+      "max-frames", po::value(&max_frames)->default_value(max_frames),
+      "frames (and traces) kept per report; the rest are counted in 'truncated'")(
+      "check-budget-ms", po::value(&check_budget_ms)->default_value(kDefaultCheckBudgetMs),
+      "time for one report's call-site checks with --vmlinux; frames left say unchecked_budget");
   DebuginfodOptions debuginfod;
   debuginfod.add_to(opts, true);
   po::variables_map vm;
@@ -70,6 +79,17 @@ int run_analyze(const std::vector<std::string>& args) {
     std::cerr << "btaudit analyze: no input given (name a log file, or '-' for standard input)\n";
     return kExitUsage;
   }
+  if (max_input_mb == 0 || max_input_mb > (std::size_t{1} << 20) || max_frames == 0 || check_budget_ms < 0) {
+    std::cerr << "btaudit analyze: --max-input-mb must be 1 to 1048576, --max-frames at least 1, "
+                 "--check-budget-ms not negative\n";
+    return kExitUsage;
+  }
+  InputLimits input_limits;
+  input_limits.max_bytes = max_input_mb << 20;
+  ParserLimits parser_limits;
+  parser_limits.max_frames = max_frames;
+  CheckBudget budget;
+  budget.per_report = std::chrono::milliseconds(check_budget_ms);
 
   int status = kExitOk;
   std::unique_ptr<DebuginfodClient> server;
@@ -84,10 +104,11 @@ int run_analyze(const std::vector<std::string>& args) {
   style.colour = colour == "always" || (colour == "auto" && ::isatty(STDOUT_FILENO));
   std::string text_out;
   std::size_t report_count = 0;
+  std::size_t inputs_read = 0;
   constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
   const auto sink = [&](Report&& r) {
     analyze_report(r);
-    if (KernelDebugInfo* info = debuginfo.for_report(r)) apply_debuginfo(r, *info);
+    if (KernelDebugInfo* info = debuginfo.for_report(r)) apply_debuginfo(r, *info, budget);
     ++report_count;
     if (json) {
       doc.add(r);
@@ -106,14 +127,22 @@ int run_analyze(const std::vector<std::string>& args) {
   for (const std::string& path : inputs) {
     InputBuffer input;
     try {
-      input = load_input(path);
+      input = load_input(path, input_limits);
     } catch (const InputError& e) {
       std::cerr << "btaudit: " << e.what() << "\n";
       status = kExitInputError;
       continue;
     }
     const std::string name = path == "-" ? std::string("<stdin>") : path;
-    parse_log(input.view(), name, sink);
+    ++inputs_read;
+    parse_log(input.view(), name, sink, parser_limits);
+    if (input.read_failed()) {
+      // The file's pages stopped being readable while it was parsed: what came out of it is incomplete.
+      std::cerr << "btaudit: " << path
+                << ": read failed while it was being analyzed (an I/O error, or the file was truncated): "
+                   "its reports are incomplete\n";
+      status = kExitInputError;
+    }
   }
 
   if (json) {
@@ -121,7 +150,7 @@ int run_analyze(const std::vector<std::string>& args) {
     write_stdout(doc.buffer());
   } else {
     write_stdout(text_out);
-    if (report_count == 0) {
+    if (report_count == 0 && inputs_read > 0) {
       std::cout << "no kernel report found\n";
       std::cout.flush();
     }

@@ -26,6 +26,7 @@
 #include "model/bucket.h"
 #include "render/bucket_render.h"
 #include "store/report_store.h"
+#include "text/log_parser.h"
 
 namespace btaudit {
 
@@ -144,6 +145,8 @@ int run_batch_command(const std::vector<std::string>& args) {
   std::size_t max_input_mb = 1024;
   std::size_t max_line_kb = 1024;
   unsigned commit_every = 256;
+  std::size_t max_frames = ParserLimits{}.max_frames;
+  long check_budget_ms = kDefaultCheckBudgetMs;
   std::string vmlinux;
   DebugInfoOptions debug_options;
   po::options_description opts(
@@ -159,6 +162,10 @@ int run_batch_command(const std::vector<std::string>& args) {
       "progress line on standard error: auto, always or never")(
       "max-input-mb", po::value(&max_input_mb)->default_value(1024), "skip inputs larger than this once decompressed")(
       "max-line-kb", po::value(&max_line_kb)->default_value(1024), "skip inputs with a line longer than this")(
+      "max-frames", po::value(&max_frames)->default_value(max_frames),
+      "frames (and traces) kept per report; the rest are counted in 'truncated'")(
+      "check-budget-ms", po::value(&check_budget_ms)->default_value(kDefaultCheckBudgetMs),
+      "time for one report's call-site checks with --vmlinux; frames left say unchecked_budget")(
       "vmlinux", po::value(&vmlinux),
       "kernel image with DWARF for every report ('auto': by each report's release under --debug-dir); "
       "its analysis is serialized across workers")("modules", po::value(&debug_options.module_paths),
@@ -185,6 +192,12 @@ int run_batch_command(const std::vector<std::string>& args) {
   }
   if (progress != "auto" && progress != "always" && progress != "never") {
     std::cerr << "btaudit batch: unknown --progress '" << progress << "' (use auto, always or never)\n";
+    return kExitUsage;
+  }
+  if (max_input_mb == 0 || max_input_mb > (std::size_t{1} << 20) || max_line_kb == 0 ||
+      max_line_kb > (std::size_t{1} << 30) || max_frames == 0 || check_budget_ms < 0) {
+    std::cerr << "btaudit batch: --max-input-mb must be 1 to 1048576, --max-line-kb at least 1, --max-frames at "
+                 "least 1, --check-budget-ms not negative\n";
     return kExitUsage;
   }
   if (commit_every == 0) commit_every = 1;
@@ -214,6 +227,9 @@ int run_batch_command(const std::vector<std::string>& args) {
   options.jobs = jobs;
   options.limits.input.max_bytes = max_input_mb << 20;
   options.limits.screen.max_line_bytes = max_line_kb << 10;
+  options.limits.parser.max_frames = max_frames;
+  CheckBudget budget;
+  budget.per_report = std::chrono::milliseconds(check_budget_ms);
   // libdwfl is not thread-safe: one cache for the run, its use serialized. The
   // text analysis, by far most of the work, stays parallel.
   DebugInfoCache debuginfo(vmlinux, debug_options);
@@ -221,7 +237,7 @@ int run_batch_command(const std::vector<std::string>& args) {
   if (!vmlinux.empty())
     options.enrich = [&](Report& r) {
       std::lock_guard lock(debuginfo_mutex);
-      if (KernelDebugInfo* info = debuginfo.for_report(r)) apply_debuginfo(r, *info);
+      if (KernelDebugInfo* info = debuginfo.for_report(r)) apply_debuginfo(r, *info, budget);
     };
 
   RunCounts counts;
@@ -245,8 +261,12 @@ int run_batch_command(const std::vector<std::string>& args) {
     if (r.skip != SkipKind::None) {
       ++counts.skipped_total;
       ++counts.skipped[std::string(to_string(r.skip))];
-      if (r.unit.from_argument && r.unit.error) counts.missing_argument = true;
-      if (skip_lines < kMaxSkipLines || (r.unit.from_argument && r.unit.error)) {
+      // A file named as a PATH argument and skipped (missing, a read that failed with EIO,
+      // too large, not a log) fails the run: it was asked for by name. An input found
+      // under a folder is one bad input among many, skipped and counted.
+      const bool bad_argument = r.unit.from_argument;
+      if (bad_argument) counts.missing_argument = true;
+      if (skip_lines < kMaxSkipLines || bad_argument) {
         meter.finish();
         std::cerr << "btaudit batch: skipped " << r.unit.path << ": " << r.skip_reason << "\n";
         ++skip_lines;

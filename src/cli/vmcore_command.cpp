@@ -54,6 +54,8 @@ int run_vmcore(const std::vector<std::string>& args) {
   int cpu = -1;
   std::vector<int> pids;
   DebugInfoOptions debug_options;
+  long check_budget_ms = kDefaultCheckBudgetMs;
+  long dump_budget_ms = kDefaultDumpBudgetMs;
   po::options_description opts("btaudit vmcore [options] DUMP [analyze|bt|irqstate|log|info]");
   opts.add_options()("help,h", "show this help")("format,f", po::value(&format)->default_value("text"),
                                                  "output format: text, json or svg (a picture of each CPU's stacks)")(
@@ -66,7 +68,11 @@ int run_vmcore(const std::vector<std::string>& args) {
                                                            "bt: every switched-out task as well, after the CPUs")(
       "color", po::value(&colour)->default_value("auto"), "colour in text output: auto, always or never")(
       "debug-dir", po::value(&debug_options.debug_dir)->default_value("/usr/lib/debug"),
-      "where boot/vmlinux-<release> is looked for");
+      "where boot/vmlinux-<release> is looked for")(
+      "check-budget-ms", po::value(&check_budget_ms)->default_value(kDefaultCheckBudgetMs),
+      "time for one walk's call-site checks; frames left say unchecked_budget")(
+      "dump-budget-ms", po::value(&dump_budget_ms)->default_value(kDefaultDumpBudgetMs),
+      "time for the call-site checks of all the dump's walks together");
   DebuginfodOptions debuginfod;
   debuginfod.add_to(opts, false);
   po::variables_map vm;
@@ -94,6 +100,10 @@ int run_vmcore(const std::vector<std::string>& args) {
     std::cerr << "btaudit vmcore: unknown --format '" << format << "' (use text, json or svg)\n";
     return kExitUsage;
   }
+  if (check_budget_ms < 0 || dump_budget_ms < 0) {
+    std::cerr << "btaudit vmcore: --check-budget-ms and --dump-budget-ms must not be negative\n";
+    return kExitUsage;
+  }
   TextStyle style;
   style.colour = colour == "always" || (colour == "auto" && ::isatty(STDOUT_FILENO));
   std::string wanted = vmlinux.empty() ? "auto" : vmlinux;  // every view but log and info needs vmlinux
@@ -119,6 +129,8 @@ int run_vmcore(const std::vector<std::string>& args) {
     options.with_log = action == "analyze";
     options.task_pids = pids;
     options.all_tasks = vm.count("tasks") > 0;
+    options.checks.per_report = std::chrono::milliseconds(check_budget_ms);
+    options.dump_budget = std::chrono::milliseconds(dump_budget_ms);
     const DumpAnalysis a = analyze_dump(*dump, dump->facts(), dump.get(), options);
     for (int pid : a.missing_pids) {
       std::cerr << "btaudit: " << dump->path() << ": no task with PID " << pid << "\n";

@@ -167,6 +167,8 @@ bool KernelDebugInfo::load_module(std::string_view module) {
   }
   modules_[std::string(module)] = mod;
   module_tried_[std::string(module)] = true;
+  symbol_cache_.clear();  // addresses that held no module may now hold this one
+  source_cache_.clear();
   return true;
 }
 
@@ -237,6 +239,12 @@ std::optional<DebugSymbol> KernelDebugInfo::function(std::string_view name, std:
 }
 
 std::optional<DebugSymbol> KernelDebugInfo::symbol_at(std::uint64_t address) {
+  if (auto it = symbol_cache_.find(address); it != symbol_cache_.end()) return it->second;
+  if (symbol_cache_.size() >= kMaxCachedSymbols) symbol_cache_.clear();
+  return symbol_cache_.emplace(address, lookup_symbol(address)).first->second;
+}
+
+std::optional<DebugSymbol> KernelDebugInfo::lookup_symbol(std::uint64_t address) {
   Dwfl_Module* mod = module_at(address);
   if (!mod) return std::nullopt;
   GElf_Off offset = 0;
@@ -332,6 +340,20 @@ std::optional<DebugSymbol> KernelDebugInfo::relocation_target(std::uint64_t addr
 }
 
 void KernelDebugInfo::describe_source(std::uint64_t address, FrameDebugInfo& out) {
+  auto it = source_cache_.find(address);
+  if (it == source_cache_.end()) {
+    if (source_cache_.size() >= kMaxCachedSymbols) source_cache_.clear();
+    FrameDebugInfo fresh;
+    lookup_source(address, fresh);
+    it = source_cache_.emplace(address, SourceAnswer{fresh.innermost_function, fresh.source, fresh.inlined}).first;
+  }
+  const SourceAnswer& a = it->second;
+  if (a.source) out.source = a.source;
+  if (!out.innermost_function) out.innermost_function = a.innermost_function;
+  out.inlined.insert(out.inlined.end(), a.inlined.begin(), a.inlined.end());
+}
+
+void KernelDebugInfo::lookup_source(std::uint64_t address, FrameDebugInfo& out) {
   Dwfl_Module* mod = module_at(address);
   if (!mod) return;
   Dwarf_Addr bias = 0;

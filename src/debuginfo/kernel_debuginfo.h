@@ -85,6 +85,8 @@ class KernelDebugInfo {
   KernelDebugInfo() = default;
   struct SymbolTable;
   SymbolTable& symbols_of(Dwfl_Module* mod, const std::string& module);
+  std::optional<DebugSymbol> lookup_symbol(std::uint64_t address);
+  void lookup_source(std::uint64_t address, FrameDebugInfo& out);
   Dwfl_Module* module_for(std::string_view module) const;
   Dwfl_Module* module_at(std::uint64_t address) const;
   std::optional<std::string> find_module_file(std::string_view module) const;
@@ -105,6 +107,19 @@ class KernelDebugInfo {
   std::map<Dwfl_Module*, std::unique_ptr<SymbolTable>> tables_;
   std::vector<std::string> warnings_;
   std::vector<std::pair<std::uint64_t, std::string_view>> text_symbols_;  // sorted, built on first use
+  // symbol_at's answers: libdwfl's lookup scans the symbol table (elfutils 0.188), a
+  // millisecond a call on vmlinux, and call-site checks ask about the same addresses
+  // over and over. Bounded: emptied when it reaches kMaxCachedSymbols.
+  static constexpr std::size_t kMaxCachedSymbols = std::size_t{1} << 20;
+  std::unordered_map<std::uint64_t, std::optional<DebugSymbol>> symbol_cache_;
+  // describe_source's answers, for the same reason: dwarf_getscopes walks the CU's
+  // DIEs, a millisecond a call, and a stack may hold one address thousands of times.
+  struct SourceAnswer {
+    std::optional<std::string> innermost_function;
+    std::optional<SourceLocation> source;
+    std::vector<InlinedCall> inlined;
+  };
+  std::unordered_map<std::uint64_t, SourceAnswer> source_cache_;
 };
 
 }  // namespace btaudit

@@ -8,15 +8,25 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <vector>
 
+#include "fault/fault_guard.h"
 #include "input/input_error.h"
 
 namespace btaudit {
 
 namespace {
+
+std::string mib(std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+[[noreturn]] void too_large(const std::string& path, std::size_t cap) {
+  throw InputError(path,
+                   "too large: more than the input size limit of " + mib(cap) + " once decompressed (--max-input-mb)");
+}
 
 // Owns a file descriptor.
 class Fd {
@@ -42,7 +52,9 @@ std::string read_all(const std::string& path, int fd, std::size_t cap) {
     if (S_ISREG(st.st_mode) && st.st_size > 0) {
       // A regular file is read straight into the string, not through a bounce buffer.
       const auto size = static_cast<std::size_t>(st.st_size);
-      if (size > cap) throw InputError(path, "larger than the input size limit");
+      if (size > cap)
+        throw InputError(path, "too large: " + std::to_string(size) + " bytes, more than the input size limit of " +
+                                   mib(cap) + " (--max-input-mb)");
       data.resize(size);
       std::size_t got = 0;
       while (got < size) {
@@ -65,26 +77,76 @@ std::string read_all(const std::string& path, int fd, std::size_t cap) {
       if (errno == EINTR) continue;
       throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
     }
-    if (data.size() + static_cast<std::size_t>(n) > cap) throw InputError(path, "larger than the input size limit");
+    if (static_cast<std::size_t>(n) > cap - data.size())
+      throw InputError(path, "too large: more than the input size limit of " + mib(cap) + " (--max-input-mb)");
     data.append(buf, static_cast<std::size_t>(n));
   }
   return data;
 }
 
-std::string gunzip(const std::string& path, std::string_view in, std::size_t cap) {
+// Where a decoder writes. The first `keep` bytes go to anonymous memory reserved
+// for them and filled in place (pages backed only once written, nothing copied as
+// the output grows); past `keep` the output is only counted, into a small buffer
+// used over and over, until it ends or passes the cap. So a bomb is refused at the
+// decoder's speed without holding more than `keep`, and an input under the cap that
+// spilled past `keep` is decoded a second time, with `keep` = the cap.
+class DecodeBuffer {
+ public:
+  DecodeBuffer(const std::string& path, std::size_t cap, std::size_t keep) : path_(path), cap_(cap), keep_(keep) {
+    if (keep_ == 0) return;
+    void* p = ::mmap(nullptr, keep_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+      throw InputError(path, "too large: cannot reserve " + mib(keep) +
+                                 " for the decompressed data (lower --max-input-mb): " + std::strerror(errno));
+    base_ = static_cast<char*>(p);
+  }
+  DecodeBuffer(const DecodeBuffer&) = delete;
+  DecodeBuffer& operator=(const DecodeBuffer&) = delete;
+  ~DecodeBuffer() {
+    if (base_) ::munmap(base_, keep_);
+  }
+
+  char* tail() {
+    if (size_ < keep_) return base_ + size_;
+    if (scratch_.empty()) scratch_.resize(1 << 20);
+    return scratch_.data();
+  }
+  std::size_t room() const { return size_ < keep_ ? keep_ - size_ : std::size_t{1} << 20; }
+  void grew(std::size_t n) {
+    size_ += n;
+    if (size_ > cap_) too_large(path_, cap_);
+  }
+  bool spilled() const { return size_ > keep_; }
+  // The decoded bytes as an input: the mapping moves there, its unused tail is given back.
+  InputBuffer take() {
+    if (size_ == 0) return InputBuffer(std::string());
+    const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t used = (size_ + page - 1) / page * page;
+    if (used < keep_) ::munmap(base_ + used, keep_ - used);
+    return InputBuffer(std::exchange(base_, nullptr), size_, InputBuffer::Mapping::Anonymous, used);
+  }
+
+ private:
+  const std::string& path_;
+  std::size_t cap_;
+  std::size_t keep_;
+  char* base_ = nullptr;
+  std::size_t size_ = 0;
+  std::vector<char> scratch_;
+};
+
+void gunzip(const std::string& path, std::string_view in, DecodeBuffer& out) {
   z_stream zs{};
   if (inflateInit2(&zs, 15 + 32) != Z_OK) throw InputError(path, "cannot start gzip decoder");
   std::unique_ptr<z_stream, decltype(&inflateEnd)> guard(&zs, &inflateEnd);
-  std::string out;
-  char buf[1 << 16];
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
   zs.avail_in = static_cast<uInt>(in.size());
   for (;;) {
-    zs.next_out = reinterpret_cast<Bytef*>(buf);
-    zs.avail_out = sizeof buf;
+    const auto room = static_cast<uInt>(std::min<std::size_t>(out.room(), 1u << 30));
+    zs.next_out = reinterpret_cast<Bytef*>(out.tail());
+    zs.avail_out = room;
     const int rc = inflate(&zs, Z_NO_FLUSH);
-    out.append(buf, sizeof buf - zs.avail_out);
-    if (out.size() > cap) throw InputError(path, "decompressed data exceeds the input size limit");
+    out.grew(room - zs.avail_out);
     if (rc == Z_STREAM_END) {
       if (zs.avail_in == 0) break;
       inflateReset(&zs);  // concatenated gzip members
@@ -94,66 +156,75 @@ std::string gunzip(const std::string& path, std::string_view in, std::size_t cap
     if (rc != Z_OK && rc != Z_BUF_ERROR)
       throw InputError(path, std::string("corrupt gzip data: ") + (zs.msg ? zs.msg : "error"));
   }
-  return out;
 }
 
-std::string unxz(const std::string& path, std::string_view in, std::size_t cap) {
+void unxz(const std::string& path, std::string_view in, DecodeBuffer& out) {
   lzma_stream ls = LZMA_STREAM_INIT;
   if (lzma_stream_decoder(&ls, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
     throw InputError(path, "cannot start xz decoder");
   std::unique_ptr<lzma_stream, decltype(&lzma_end)> guard(&ls, &lzma_end);
-  std::string out;
-  std::uint8_t buf[1 << 16];
   ls.next_in = reinterpret_cast<const std::uint8_t*>(in.data());
   ls.avail_in = in.size();
   for (;;) {
-    ls.next_out = buf;
-    ls.avail_out = sizeof buf;
+    const std::size_t room = out.room();
+    ls.next_out = reinterpret_cast<std::uint8_t*>(out.tail());
+    ls.avail_out = room;
     const lzma_ret rc = lzma_code(&ls, LZMA_FINISH);
-    out.append(reinterpret_cast<char*>(buf), sizeof buf - ls.avail_out);
-    if (out.size() > cap) throw InputError(path, "decompressed data exceeds the input size limit");
+    out.grew(room - ls.avail_out);
     if (rc == LZMA_STREAM_END) break;
     if (rc == LZMA_BUF_ERROR) throw InputError(path, "truncated xz data");
     if (rc != LZMA_OK) throw InputError(path, "corrupt xz data (liblzma error " + std::to_string(int(rc)) + ")");
   }
-  return out;
 }
 
-std::string unzstd(const std::string& path, std::string_view in, std::size_t cap) {
+void unzstd(const std::string& path, std::string_view in, DecodeBuffer& out, std::size_t cap) {
   std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> dctx(ZSTD_createDCtx(), &ZSTD_freeDCtx);
   if (!dctx) throw InputError(path, "cannot start zstd decoder");
-  std::string out;
-  std::string buf(ZSTD_DStreamOutSize(), '\0');
+  // A frame that declares its size (zstd writes it for files) is refused before a byte is decoded.
+  if (const unsigned long long declared = ZSTD_getFrameContentSize(in.data(), in.size());
+      declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != ZSTD_CONTENTSIZE_ERROR && declared > cap)
+    too_large(path, cap);
   ZSTD_inBuffer inb{in.data(), in.size(), 0};
   std::size_t last = 1;
-  while (inb.pos < inb.size) {
-    ZSTD_outBuffer outb{buf.data(), buf.size(), 0};
+  const auto step = [&] {
+    ZSTD_outBuffer outb{out.tail(), out.room(), 0};
     last = ZSTD_decompressStream(dctx.get(), &outb, &inb);
     if (ZSTD_isError(last)) throw InputError(path, std::string("corrupt zstd data: ") + ZSTD_getErrorName(last));
-    out.append(buf.data(), outb.pos);
-    if (out.size() > cap) throw InputError(path, "decompressed data exceeds the input size limit");
-    if (outb.pos == 0 && inb.pos == inb.size) break;
-  }
-  for (int guard = 0; last != 0 && guard < (1 << 20); ++guard) {  // drain what the decoder still holds
-    ZSTD_outBuffer outb{buf.data(), buf.size(), 0};
-    last = ZSTD_decompressStream(dctx.get(), &outb, &inb);
-    if (ZSTD_isError(last)) throw InputError(path, std::string("corrupt zstd data: ") + ZSTD_getErrorName(last));
-    out.append(buf.data(), outb.pos);
-    if (out.size() > cap) throw InputError(path, "decompressed data exceeds the input size limit");
-    if (outb.pos == 0) break;
-  }
+    out.grew(outb.pos);
+    return outb.pos;
+  };
+  while (inb.pos < inb.size)
+    if (step() == 0 && inb.pos == inb.size) break;
+  for (int guard = 0; last != 0 && guard < (1 << 20); ++guard)  // drain what the decoder still holds
+    if (step() == 0) break;
   if (last != 0) throw InputError(path, "truncated zstd data");
-  return out;
 }
 
-std::string decompress(const std::string& path, std::string_view raw, std::size_t cap, Compression c) {
-  switch (c) {
-    case Compression::Gzip: return gunzip(path, raw, cap);
-    case Compression::Xz: return unxz(path, raw, cap);
-    case Compression::Zstd: return unzstd(path, raw, cap);
-    case Compression::None: break;
+// What the first decoding pass keeps: compressed console logs are rarely larger once
+// decompressed, and a bomb costs no more memory than this.
+constexpr std::size_t kKeepFirst = std::size_t{64} << 20;
+
+InputBuffer decompress(const std::string& path, std::string_view raw, std::size_t cap, Compression c) {
+  if (c == Compression::None) return InputBuffer(std::string(raw));
+  const auto decode = [&](DecodeBuffer& out) {
+    switch (c) {
+      case Compression::Gzip: gunzip(path, raw, out); break;
+      case Compression::Xz: unxz(path, raw, out); break;
+      case Compression::Zstd: unzstd(path, raw, out, cap); break;
+      case Compression::None: break;
+    }
+  };
+  try {
+    DecodeBuffer first(path, cap, std::min(cap, kKeepFirst));
+    decode(first);
+    if (!first.spilled()) return first.take();
+    DecodeBuffer whole(path, cap, cap);  // under the cap, but longer than the first pass kept
+    decode(whole);
+    return whole.take();
+  } catch (const std::bad_alloc&) {
+    // Below the cap but beyond what the process may allocate (ulimit -v, a small machine).
+    throw InputError(path, "too large: the decompressed data does not fit in memory (lower --max-input-mb)");
   }
-  return std::string(raw);
 }
 
 Compression compression_of(std::string_view head) {
@@ -180,11 +251,14 @@ std::string read_input(const std::string& path, InputLimits limits) {
   std::string raw = read_all(is_stdin ? std::string("<stdin>") : path, fd, limits.max_bytes);
   const Compression c = compression_of(raw);
   if (c == Compression::None) return raw;
-  return decompress(path, raw, limits.max_bytes, c);
+  return std::string(decompress(path, raw, limits.max_bytes, c).view());
 }
 
-InputBuffer::InputBuffer(const void* map, std::size_t size)
-    : map_(map), map_size_(size), view_(static_cast<const char*>(map), size) {}
+InputBuffer::InputBuffer(const void* map, std::size_t size, Mapping kind, std::size_t mapped_bytes)
+    : map_(map),
+      map_size_(kind == Mapping::File ? size : mapped_bytes),
+      view_(static_cast<const char*>(map), size),
+      watch_(kind == Mapping::File ? std::make_unique<MappedRegion>(map, size) : nullptr) {}
 
 InputBuffer::InputBuffer(InputBuffer&& other) noexcept { *this = std::move(other); }
 
@@ -195,6 +269,7 @@ InputBuffer& InputBuffer::operator=(InputBuffer&& other) noexcept {
     map_ = std::exchange(other.map_, nullptr);
     map_size_ = std::exchange(other.map_size_, 0);
     view_ = std::exchange(other.view_, {});
+    watch_ = std::move(other.watch_);
   } else {
     owned_ = std::move(other.owned_);
     view_ = owned_;
@@ -205,7 +280,10 @@ InputBuffer& InputBuffer::operator=(InputBuffer&& other) noexcept {
 
 InputBuffer::~InputBuffer() { release(); }
 
+bool InputBuffer::read_failed() const { return watch_ && watch_->failed(); }
+
 void InputBuffer::release() {
+  watch_.reset();  // before the pages go: nothing to watch once unmapped
   if (map_) ::munmap(const_cast<void*>(map_), map_size_);
   map_ = nullptr;
   map_size_ = 0;
@@ -232,14 +310,14 @@ InputBuffer load_input(const std::string& path, InputLimits limits) {
         InputBuffer mapped(map, size);
         const Compression c = compression_of(mapped.view());
         if (c == Compression::None) return mapped;
-        return InputBuffer(decompress(path, mapped.view(), limits.max_bytes, c));
+        return decompress(path, mapped.view(), limits.max_bytes, c);
       }
     }
     // Read through the descriptor already open (no second open of the same path).
     std::string raw = read_all(path, fd, limits.max_bytes);
     const Compression c = compression_of(raw);
     if (c == Compression::None) return InputBuffer(std::move(raw));
-    return InputBuffer(decompress(path, raw, limits.max_bytes, c));
+    return decompress(path, raw, limits.max_bytes, c);
   }
   return InputBuffer(read_input(path, limits));  // standard input
 }

@@ -3,17 +3,19 @@
 #include <algorithm>
 #include <tuple>
 
+#include "model/saturating.h"
+
 namespace btaudit {
 
-void Bucket::merge(const Bucket& other) {
+bool Bucket::merge(const Bucket& other) {
   if (count == 0) {
     *this = other;
-    return;
+    return true;
   }
-  if (other.count == 0) return;
-  count += other.count;
-  unreliable_frames += other.unreliable_frames;
-  stale_frames += other.stale_frames;
+  if (other.count == 0) return true;
+  bool exact = add_saturating(count, other.count);
+  exact = add_saturating(unreliable_frames, other.unreliable_frames) && exact;
+  exact = add_saturating(stale_frames, other.stale_frames) && exact;
   first_input = std::min(first_input, other.first_input);
   last_input = std::max(last_input, other.last_input);
   // The example and the fields taken from it follow the earliest report, so the
@@ -25,6 +27,7 @@ void Bucket::merge(const Bucket& other) {
     kind = other.kind;
     guilty_function = other.guilty_function;
   }
+  return exact;
 }
 
 std::optional<double> Bucket::stale_share() const {
@@ -32,10 +35,12 @@ std::optional<double> Bucket::stale_share() const {
   return static_cast<double>(stale_frames) / static_cast<double>(unreliable_frames);
 }
 
-void BucketTable::add(const Bucket& b) {
-  reports_ += b.count;
+bool BucketTable::add(const Bucket& b) {
+  bool exact = add_saturating(reports_, b.count);
   auto [it, fresh] = buckets_.try_emplace(b.signature, b);
-  if (!fresh) it->second.merge(b);
+  if (!fresh) exact = it->second.merge(b) && exact;
+  saturated_ = saturated_ || !exact;
+  return exact;
 }
 
 std::vector<Bucket> BucketTable::sorted() const {
@@ -56,7 +61,7 @@ std::vector<BucketGroup> group_buckets(const std::vector<Bucket>& sorted_buckets
       g.example_title = b.title;  // buckets arrive largest first
     }
     ++g.buckets;
-    g.reports += b.count;
+    g.reports = saturating_add(g.reports, b.count);
   }
   std::vector<BucketGroup> out;
   out.reserve(groups.size());

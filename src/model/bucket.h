@@ -25,8 +25,9 @@ struct Bucket {
   std::uint64_t unreliable_frames = 0;  // frames printed with '?'
   std::uint64_t stale_frames = 0;       // of those, the ones proven stale
 
-  // Folds `other` (same signature) into this bucket.
-  void merge(const Bucket& other);
+  // Folds `other` (same signature) into this bucket. Counts saturate at 2^64-1
+  // (model/saturating.h); false when one did.
+  bool merge(const Bucket& other);
   // stale_frames / unreliable_frames, or nullopt when no frame was printed with '?'.
   std::optional<double> stale_share() const;
 };
@@ -34,15 +35,18 @@ struct Bucket {
 // Buckets keyed by signature.
 class BucketTable {
  public:
-  void add(const Bucket& b);
+  // Adds a bucket; false when a count saturated (then saturated() stays true).
+  bool add(const Bucket& b);
   std::size_t size() const { return buckets_.size(); }
   std::uint64_t reports() const { return reports_; }
+  bool saturated() const { return saturated_; }
   // Largest first; ties by signature, so the order never depends on input order.
   std::vector<Bucket> sorted() const;
 
  private:
   std::map<std::string, Bucket> buckets_;
   std::uint64_t reports_ = 0;
+  bool saturated_ = false;
 };
 
 // Buckets regrouped by kind or by guilty function: one row per key, with the

@@ -51,6 +51,18 @@ struct InputSpan {
   std::uint32_t last_line = 0;
 };
 
+// A limit reached while reading or checking a report: what was left out is
+// counted and said (text: "truncated: ...", JSON: "truncated"), never dropped
+// in silence. man/btaudit.1, LIMITS, lists every limit.
+struct Truncation {
+  std::string what;         // "frames", "traces", "modules", "registers", "long lines", "call-site checks"
+  std::uint64_t seen = 0;   // how many there were
+  std::uint64_t kept = 0;   // how many were kept (or checked)
+  std::uint64_t limit = 0;  // the limit, in `unit`
+  std::string unit;         // "" (a count), "bytes", "ms"
+  std::string option;       // the option that sets it ("--max-frames"), "" for a fixed bound
+};
+
 enum class Arch { Unknown, X86_64, I386, Arm64, Arm, PowerPC, S390, RiscV, Mips };
 
 struct Report {
@@ -85,7 +97,8 @@ struct Report {
   std::vector<Frame> frames;
   bool corrupted = false;
   std::string corrupted_reason;
-  bool old_address_format = false;  // "[<ffffffff...>]" era (<= 4.9)
+  std::vector<Truncation> truncated;  // limits reached, in the order met
+  bool old_address_format = false;    // "[<ffffffff...>]" era (<= 4.9)
   bool panicked = false;
   std::optional<std::int64_t> kaslr_offset;  // from "Kernel Offset:" or inferred from frames with debuginfo
   std::string kaslr_source;                  // "kernel_offset_line" or "frames"
@@ -98,5 +111,7 @@ struct Report {
 };
 
 std::string_view to_string(Arch a);
+// One line for people: "frames: 4096 of 5000 kept (limit 4096, --max-frames)".
+std::string describe(const Truncation& t);
 
 }  // namespace btaudit

@@ -41,6 +41,9 @@ constexpr ReasonText text_of(Reason r) {
     case Reason::NoReliableFrames:
       return {"no_reliable_frames", "no frame on this stack was vouched for (guess unwinder or no frame pointers)"};
     case Reason::NoAddress: return {"no_address", "the line names no code address"};
+    case Reason::UncheckedBudget:
+      return {"unchecked_budget",
+              "the machine-code check did not run: the time budget ran out; the verdict is the text rules'"};
   }
   return {"unknown", "unknown"};
 }

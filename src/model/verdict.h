@@ -29,6 +29,8 @@ enum class Reason {
   // Unknown.
   NoReliableFrames,  // nothing in this stack was reliable (guess unwinder, no frame pointers)
   NoAddress,         // a line that names no code location
+  // Any verdict: the text rules' (their reason is in the frame's debug note).
+  UncheckedBudget,  // (debuginfo) the call-site check did not run: the report's or dump's time budget ran out
 };
 
 constexpr std::string_view to_string(Verdict v) {

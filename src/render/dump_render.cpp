@@ -90,6 +90,7 @@ void write_walk_json(JsonWriter& w, const CpuWalk& cw, const Report& r) {
   for (const auto& p : c.problems) w.value(p);
   for (const auto& p : cw.problems) w.value(p);
   w.end_array();
+  write_truncations_json(w, r.truncated);
   w.end_object();
 }
 
@@ -133,6 +134,7 @@ std::string walk_lines(const CpuWalk& cw, const Report& r) {
   }
   for (const auto& p : cw.state.problems) out += "  problem: " + p + "\n";
   for (const auto& p : cw.problems) out += "  problem: " + p + "\n";
+  for (const Truncation& t : r.truncated) out += "  truncated: " + describe(t) + "\n";
   return out;
 }
 

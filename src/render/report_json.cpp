@@ -90,6 +90,23 @@ void write_frame_json(JsonWriter& w, const Frame& f) {
   w.end_object();
 }
 
+void write_truncations_json(JsonWriter& w, const std::vector<Truncation>& truncated) {
+  if (truncated.empty()) return;  // only when a limit was reached: documents without one stay as they were
+  w.key("truncated");
+  w.begin_array();
+  for (const Truncation& t : truncated) {
+    w.begin_object();
+    w.field("what", t.what);
+    w.field("seen", t.seen);
+    w.field("kept", t.kept);
+    w.field("limit", t.limit);
+    w.field("unit", t.unit);
+    w.field("option", t.option);
+    w.end_object();
+  }
+  w.end_array();
+}
+
 void write_report_json(JsonWriter& w, const Report& r) {
   w.begin_object();
   w.field("kind", to_string(r.kind));
@@ -100,6 +117,7 @@ void write_report_json(JsonWriter& w, const Report& r) {
     w.value(r.corrupted_reason);
   else
     w.null();
+  write_truncations_json(w, r.truncated);
   w.field("cpu", r.cpu);
   w.field("pid", r.pid);
   w.field("comm", r.comm);

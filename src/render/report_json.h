@@ -10,6 +10,8 @@
 namespace btaudit {
 
 void write_frame_json(JsonWriter& w, const Frame& f);
+// "truncated": [{"what", "seen", "kept", "limit", "unit", "option"}], written only when a limit was reached.
+void write_truncations_json(JsonWriter& w, const std::vector<Truncation>& truncated);
 void write_report_json(JsonWriter& w, const Report& r);
 // The whole document: {"btaudit": version, "reports": [...]}.
 std::string render_json(const std::vector<Report>& reports);

@@ -125,6 +125,7 @@ std::string render_text(const Report& r, const TextStyle& style) {
   if (r.kaslr_offset && r.kaslr_source.empty())
     out += "   kernel offset (KASLR): " + hex(static_cast<std::uint64_t>(*r.kaslr_offset)) + "\n";
   if (r.corrupted) out += "   CORRUPTED: " + r.corrupted_reason + "\n";
+  for (const Truncation& t : r.truncated) out += "   truncated: " + describe(t) + "\n";
   if (!r.kaslr_source.empty() && r.kaslr_offset)
     out += "   KASLR offset " + hex(static_cast<std::uint64_t>(*r.kaslr_offset)) + " (" + r.kaslr_source + ", " +
            std::to_string(r.kaslr_agreeing_frames) + " frames agree)\n";

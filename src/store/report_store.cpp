@@ -1,5 +1,9 @@
 #include "store/report_store.h"
 
+#include <limits>
+#include <string>
+#include <vector>
+
 #include "btaudit_version.h"
 
 namespace btaudit {
@@ -54,52 +58,130 @@ constexpr const char* kBucketColumns =
     "signature, title, kind, guilty_function, count, first_input, last_input, example_input, example_line, "
     "unreliable_frames, stale_frames";
 
-Bucket read_bucket(const Statement& s) {
+// A row's counts, which must be whole and non-negative: a database edited to hold
+// -1 would otherwise read back as 2^64-1.
+std::uint64_t count_column(const Statement& s, int column, const std::string& path) {
+  const std::int64_t v = s.integer(column);
+  if (v < 0) throw StoreError(path + ": corrupt database: a negative count (" + std::to_string(v) + ") in buckets");
+  return static_cast<std::uint64_t>(v);
+}
+
+Bucket read_bucket(const Statement& s, const std::string& path) {
   Bucket b;
   b.signature = s.text(0);
   b.title = s.text(1);
   b.kind = s.text(2);
   b.guilty_function = s.optional_text(3);
-  b.count = static_cast<std::uint64_t>(s.integer(4));
+  b.count = count_column(s, 4, path);
   b.first_input = s.text(5);
   b.last_input = s.text(6);
   b.example_input = s.text(7);
-  b.example_line = static_cast<std::uint32_t>(s.integer(8));
-  b.unreliable_frames = static_cast<std::uint64_t>(s.integer(9));
-  b.stale_frames = static_cast<std::uint64_t>(s.integer(10));
+  b.example_line = static_cast<std::uint32_t>(count_column(s, 8, path));
+  b.unreliable_frames = count_column(s, 9, path);
+  b.stale_frames = count_column(s, 10, path);
   return b;
 }
 
-std::int64_t to_i64(std::uint64_t v) { return static_cast<std::int64_t>(v); }
+// SQLite integers are signed: a count past 2^63-1 cannot be stored as it is.
+std::int64_t to_i64(std::uint64_t v, const std::string& path) {
+  if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+    throw StoreError(path + ": a count of " + std::to_string(v) + " is too large for the database");
+  return static_cast<std::int64_t>(v);
+}
+
+std::int64_t single_integer(Database& db, const char* sql) {
+  Statement s = db.prepare(sql);
+  return s.step() ? s.integer(0) : 0;
+}
+
+// A table's columns as "name TYPE", in order.
+std::vector<std::string> columns_of(Database& db, const std::string& table) {
+  Statement info = db.prepare("SELECT name, type FROM pragma_table_info(?1) ORDER BY cid");
+  info.bind(1, table);
+  std::vector<std::string> out;
+  while (info.step()) out.push_back(info.text(0) + " " + info.text(1));
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+// Whether an existing database is ours, whole and of our schema, before anything is
+// written to it: a table dropped or altered by hand would otherwise be recreated
+// empty (bucket counts that disagree with the reports) or fail mid-run.
+void check_schema(Database& db, const std::string& path) {
+  if (single_integer(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'") == 0)
+    throw StoreError(path + ": an SQLite database of another program (no btaudit schema)");
+  const std::int64_t user_version = single_integer(db, "PRAGMA user_version");
+  if (user_version != 0 && user_version != kStoreSchemaVersion)  // 0: written before user_version was set
+    throw StoreError(path + ": database user_version " + std::to_string(user_version) +
+                     ", this btaudit reads version " + std::to_string(kStoreSchemaVersion));
+  {
+    Statement version = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'");
+    const std::string v = version.step() ? version.text(0) : std::string("(none)");
+    if (v != std::to_string(kStoreSchemaVersion))
+      throw StoreError(path + ": database schema version " + v + ", this btaudit reads version " +
+                       std::to_string(kStoreSchemaVersion));
+  }
+  // The expected tables, made from kSchema itself in memory: one definition of the schema.
+  Database expected(":memory:", Database::Mode::ReadWriteCreate);
+  expected.exec(kSchema);
+  Statement tables = expected.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+  while (tables.step()) {
+    const std::string table = tables.text(0);
+    const std::vector<std::string> want = columns_of(expected, table);
+    const std::vector<std::string> have = columns_of(db, table);
+    std::string problem = path + ": altered database: table ";
+    problem += table;
+    if (have.empty()) throw StoreError(problem + " is missing");
+    if (have != want) {
+      problem.append(" has columns (").append(joined(have)).append("), expected (").append(joined(want)).append(")");
+      throw StoreError(problem);
+    }
+  }
+  // Counts are never negative (batch writes them from 64-bit unsigned ones): a row that
+  // says otherwise was edited, and merging into it would give nonsense.
+  const std::int64_t bad =
+      single_integer(db,
+                     "SELECT COUNT(*) FROM buckets WHERE count <= 0 OR unreliable_frames < 0 OR stale_frames < 0 OR "
+                     "stale_frames > unreliable_frames OR example_line < 0");
+  if (bad > 0)
+    throw StoreError(path + ": corrupt database: " + std::to_string(bad) + " buckets with impossible counts");
+}
+
+// PRAGMA quick_check: a damaged b-tree is refused when the run starts, not met halfway through it.
+void check_integrity(Database& db, const std::string& path) {
+  std::string verdict;
+  try {
+    Statement check = db.prepare("PRAGMA quick_check(1)");
+    verdict = check.step() ? check.text(0) : std::string("no answer");
+  } catch (const StoreError&) {
+    throw StoreError(path + ": corrupt database (PRAGMA quick_check failed: " + sqlite3_errmsg(db.handle()) + ")");
+  }
+  for (char& c : verdict)
+    if (c == '\n') c = ' ';  // one line
+  if (verdict != "ok") throw StoreError(path + ": corrupt database (PRAGMA quick_check: " + verdict + ")");
+}
 
 }  // namespace
 
 ReportStore::ReportStore(const std::string& path) : db_(path, Database::Mode::ReadWriteCreate) {
+  if (sqlite3_db_readonly(db_.handle(), "main") == 1)
+    throw StoreError(path + ": the database file is read-only (permissions or an immutable attribute)");
+  const bool fresh = single_integer(db_, "SELECT COUNT(*) FROM sqlite_master") == 0;
+  if (!fresh) {
+    check_integrity(db_, path);
+    check_schema(db_, path);
+  }
   // WAL: the walker's lookups read while this connection writes, and a kill -9
   // loses only the transaction that was open.
   db_.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
   db_.exec("BEGIN IMMEDIATE");
-  // Tables of some other program's database must not be mixed with ours.
-  {
-    Statement tables = db_.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'meta'");
-    Statement any = db_.prepare("SELECT COUNT(*) FROM sqlite_master");
-    if (tables.step() && any.step() && tables.integer(0) == 0 && any.integer(0) > 0) {
-      tables.reset();
-      any.reset();
-      db_.exec("ROLLBACK");
-      throw StoreError(path + ": an SQLite database of another program (no btaudit schema)");
-    }
-  }
-  db_.exec(kSchema);
-  Statement version = db_.prepare("SELECT value FROM meta WHERE key = 'schema_version'");
-  if (version.step()) {
-    const std::string v = version.text(0);
-    if (v != std::to_string(kStoreSchemaVersion)) {
-      db_.exec("ROLLBACK");
-      throw StoreError(path + ": database schema version " + v + ", this btaudit writes version " +
-                       std::to_string(kStoreSchemaVersion));
-    }
-  } else {
+  db_.exec(kSchema);  // a new database's tables; an existing one's indexes, if one was dropped
+  if (fresh) {
     db_.prepare("INSERT INTO meta(key, value) VALUES ('schema_version', ?1)")
         .bind(1, std::to_string(kStoreSchemaVersion))
         .run();
@@ -107,7 +189,7 @@ ReportStore::ReportStore(const std::string& path) : db_(path, Database::Mode::Re
         .bind(1, std::string("btaudit ") + kBtauditVersion)
         .run();
   }
-  version.reset();
+  db_.exec(("PRAGMA user_version = " + std::to_string(kStoreSchemaVersion)).c_str());
   db_.exec("COMMIT");
 }
 
@@ -132,7 +214,7 @@ void ReportStore::add(const UnitResult& result) {
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
   const bool skipped = result.skip != SkipKind::None;
   input.bind(1, unit.path)
-      .bind(2, to_i64(unit.bytes))
+      .bind(2, to_i64(unit.bytes, db_.path()))
       .bind(3, unit.mtime_ns)
       .bind(4, std::string_view(skipped ? "skipped" : "analyzed"))
       .bind(5, skipped ? std::optional<std::string>(std::string(to_string(result.skip))) : std::nullopt)
@@ -171,7 +253,7 @@ Bucket ReportStore::recompute(const std::string& signature) {
       "stale_frames FROM reports WHERE signature = ?1");
   rows.bind(1, signature);
   Bucket total;
-  while (rows.step()) total.merge(read_bucket(rows));
+  while (rows.step()) total.merge(read_bucket(rows, db_.path()));
   return total;
 }
 
@@ -189,13 +271,13 @@ void ReportStore::update_buckets() {
         .bind(2, b.title)
         .bind(3, b.kind)
         .bind(4, b.guilty_function)
-        .bind(5, to_i64(b.count))
+        .bind(5, to_i64(b.count, db_.path()))
         .bind(6, b.first_input)
         .bind(7, b.last_input)
         .bind(8, b.example_input)
         .bind(9, std::int64_t{b.example_line})
-        .bind(10, to_i64(b.unreliable_frames))
-        .bind(11, to_i64(b.stale_frames))
+        .bind(10, to_i64(b.unreliable_frames, db_.path()))
+        .bind(11, to_i64(b.stale_frames, db_.path()))
         .run();
   };
   // Buckets that lost reports cannot be updated by subtraction (first/last
@@ -209,7 +291,7 @@ void ReportStore::update_buckets() {
     if (invalidated_.contains(delta.signature)) continue;  // the recompute saw these reports
     Bucket b;
     select.bind(1, delta.signature);
-    if (select.step()) b = read_bucket(select);
+    if (select.step()) b = read_bucket(select, db_.path());
     select.reset();
     b.merge(delta);
     write(b);
@@ -257,7 +339,7 @@ std::vector<Bucket> stored_buckets(const std::string& path) {
   check_schema(db, path);
   Statement s = db.prepare(std::string("SELECT ") + kBucketColumns + " FROM buckets ORDER BY count DESC, signature");
   std::vector<Bucket> out;
-  while (s.step()) out.push_back(read_bucket(s));
+  while (s.step()) out.push_back(read_bucket(s, path));
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "store/sqlite.h"
 
+#include <cstring>
+
 namespace btaudit {
 
 Database::Database(const std::string& path, Mode mode) : path_(path) {
@@ -26,7 +28,9 @@ void Database::exec(const char* sql) {
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
     const std::string why = message ? message : sqlite3_errmsg(db_);
     sqlite3_free(message);
-    throw StoreError(path_ + ": " + why);
+    // The statement's first word says what failed ("COMMIT: disk I/O error": a full disk).
+    const std::string_view head(sql, std::strcspn(sql, " ;"));
+    throw StoreError(path_ + ": " + std::string(head) + ": " + why);
   }
 }
 

@@ -162,13 +162,6 @@ void LogParser::emit(ReportBuilder&& b, ReportText&& text) {
   Report r = b.finish();
   r.text = std::move(text.lines);
   text = ReportText{};
-  if (r.frames.size() > limits_.max_frames) {
-    r.frames.resize(limits_.max_frames);
-    if (!r.corrupted) {
-      r.corrupted = true;
-      r.corrupted_reason = "more than " + std::to_string(limits_.max_frames) + " frames: trace cut";
-    }
-  }
   if (r.kaslr_offset && !boot_.kaslr_offset) boot_.kaslr_offset = r.kaslr_offset;
   if (r.kernel && !boot_.release) boot_.release = r.kernel;
   if (!r.modules.empty() && boot_.modules.empty()) boot_.modules = r.modules;
@@ -246,12 +239,13 @@ void LogParser::start(const StartMarker& marker, const CleanLine& line) {
   std::uint32_t first = line.number;
   if (soft_ && line.number - soft_->line <= limits_.soft_window) first = soft_->line;
   soft_.reset();
-  open_.emplace(path_, marker, line, first);
+  open_.emplace(path_, marker, line, first, ReportLimits{.max_frames = limits_.max_frames});
   open_text_ = ReportText{};
 }
 
 void LogParser::feed(std::string_view raw) {
-  if (raw.size() > limits_.max_line_bytes) raw = raw.substr(0, limits_.max_line_bytes);
+  const bool cut = raw.size() > limits_.max_line_bytes;
+  if (cut) raw = raw.substr(0, limits_.max_line_bytes);
   const CleanLine line = clean_line(raw, ++line_no_, bare_prefixes_);
   if (line.bare_prefix) bare_prefixes_ = true;
   // Cheap first-byte test inline: this runs on every line.
@@ -260,6 +254,7 @@ void LogParser::feed(std::string_view raw) {
   if (!parallel_.empty() && route_parallel(line)) return;
   const bool had_trailing = trailing_.has_value();
   route(line);
+  if (cut && open_) open_->note_cut_line(limits_.max_line_bytes);
   // Whatever the line did, the report it now belongs to keeps it for the title rules.
   if (open_)
     keep_text(*open_, open_text_, line);

@@ -25,7 +25,7 @@ struct ParserLimits {
   std::uint32_t idle_after_trace = 25;     // unrelated lines that close a report whose trace has ended
   std::uint32_t idle_before_trace = 120;   // unrelated lines that close a report still waiting for its trace
   std::size_t max_line_bytes = 64 * 1024;  // longer lines are truncated before parsing
-  std::size_t max_frames = 4096;           // frames kept per report; more marks it corrupted
+  std::size_t max_frames = 4096;           // frames (and traces) kept per report; more are counted (Report::truncated)
   std::size_t max_text_lines = 1500;       // console lines kept per report for title rules
   std::size_t max_text_line_bytes = 1024;  // longer kept lines are cut (title rules read line starts)
 };

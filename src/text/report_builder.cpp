@@ -137,7 +137,8 @@ CodeLocation to_location(const SymbolRef& r) {
 }  // namespace
 
 ReportBuilder::ReportBuilder(std::string path, const StartMarker& start, const CleanLine& line,
-                             std::uint32_t first_line) {
+                             std::uint32_t first_line, ReportLimits limits)
+    : limits_(limits) {
   report_.kind = start.kind;
   report_.header = std::string(trim_right(start.header));
   report_.input.path = std::move(path);
@@ -201,14 +202,16 @@ void ReportBuilder::add_backtrace(const StartMarker& marker, const CleanLine& li
   touch(line.number);
 }
 
+void ReportBuilder::note_cut_line(std::size_t limit) {
+  ++cut_lines_;
+  cut_limit_ = limit;
+}
+
 void ReportBuilder::start_trace(std::string label, std::uint32_t line, bool primary) {
   end_trace();
-  Trace t;
-  t.label = std::move(label);
-  t.primary = primary;
-  t.first_frame = static_cast<std::uint32_t>(report_.frames.size());
-  t.line = line;
-  report_.traces.push_back(std::move(t));
+  ++traces_seen_;
+  // Past the limit a trace is read (its lines must not pass for something else) but not kept.
+  keeping_trace_ = report_.traces.size() < limits_.max_frames;
   in_trace_ = true;
   non_frame_in_trace_ = 0;
   saw_marker_in_trace_ = false;
@@ -216,11 +219,19 @@ void ReportBuilder::start_trace(std::string label, std::uint32_t line, bool prim
   exception_.reset();
   if (first_trace_line_ == 0) first_trace_line_ = line;
   pending_label_.clear();
+  if (!keeping_trace_) return;
+  Trace t;
+  t.label = std::move(label);
+  t.primary = primary;
+  t.first_frame = static_cast<std::uint32_t>(report_.frames.size());
+  t.line = line;
+  report_.traces.push_back(std::move(t));
 }
 
 void ReportBuilder::end_trace() {
   if (!in_trace_) return;
   in_trace_ = false;
+  if (!keeping_trace_) return;
   Trace& t = report_.traces.back();
   t.frame_count = static_cast<std::uint32_t>(report_.frames.size()) - t.first_frame;
 }
@@ -229,6 +240,17 @@ void ReportBuilder::set_stack(StackKind stack, std::optional<std::string> except
   stack_ = stack;
   exception_ = std::move(exception);
   saw_marker_in_trace_ = true;
+  if (!keeping_trace_ || report_.traces.empty()) return;
+  // A section that has no frame yet is renamed rather than followed by another: finish()
+  // drops empty sections anyway, and a run of markers must not cost memory per marker.
+  if (!report_.sections.empty() && report_.sections.back().frame_count == 0 &&
+      report_.sections.back().trace == report_.traces.size() - 1) {
+    StackSection& last = report_.sections.back();
+    last.stack = stack;
+    last.exception = exception_;
+    last.line = line;
+    return;
+  }
   StackSection sec;
   sec.stack = stack;
   sec.exception = exception_;
@@ -251,6 +273,8 @@ void ReportBuilder::apply_markers(const std::vector<StackMarker>& markers, std::
 }
 
 void ReportBuilder::add_frame(const FrameText& text, std::uint32_t line) {
+  ++frames_seen_;
+  if (!keeping_trace_ || report_.frames.size() >= limits_.max_frames) return;  // counted in finish()
   if (report_.sections.empty() || report_.sections.back().trace != report_.traces.size() - 1) {
     set_stack(stack_, exception_, line);  // implicit first section of this trace
     saw_marker_in_trace_ = false;
@@ -426,15 +450,16 @@ bool ReportBuilder::add_module_words(std::string_view s, bool continuation) {
   }
   modules_may_continue_ = false;
   bool ended = false;
-  for (int guard = 0; guard < 1024 && report_.modules.size() < 4096; ++guard) {
+  for (;;) {  // a line is at most ParserLimits::max_line_bytes long
     std::string_view w = take_word(s);
     if (w.empty()) break;
     if (w == "[last") {
       ended = true;
       break;
     }
+    ++modules_seen_;
     const std::size_t paren = w.find('(');
-    report_.modules.emplace_back(w.substr(0, paren));
+    if (report_.modules.size() < limits_.max_modules) report_.modules.emplace_back(w.substr(0, paren));
   }
   // A list that a tool wrapped has not reached "[last unloaded: ...]" and is
   // either long or followed by a line that lost the timestamp (checked in add_line).
@@ -596,7 +621,8 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
       if (t.size() > 5 && t[4] == ':') t.remove_prefix(5);  // "RSP: 0018:ffff..."
       auto v = hex(t);
       if (!v) break;
-      if (report_.registers.size() < 64) report_.registers.emplace_back(std::string(name), *v);
+      ++registers_seen_;
+      if (report_.registers.size() < limits_.max_registers) report_.registers.emplace_back(std::string(name), *v);
     }
     return true;
   }
@@ -741,8 +767,17 @@ Report ReportBuilder::finish() {
   }
   // Drop empty sections (a marker followed directly by another marker).
   std::erase_if(report_.sections, [](const StackSection& s) { return s.frame_count == 0; });
-  if (report_.frames.empty() && requires_trace(report_.kind))
+  if (report_.frames.empty() && requires_trace(report_.kind) && frames_seen_ == 0)
     mark_corrupted("no call trace: the report is truncated or its trace lines are missing");
+  const auto limited = [&](const char* what, std::uint64_t seen, std::uint64_t kept, std::uint64_t limit,
+                           const char* unit, const char* option) {
+    if (seen > kept) report_.truncated.push_back(Truncation{what, seen, kept, limit, unit, option});
+  };
+  limited("long lines", cut_lines_ + 0, 0, cut_limit_, "bytes", "");
+  limited("traces", traces_seen_, report_.traces.size(), limits_.max_frames, "", "--max-frames");
+  limited("frames", frames_seen_, report_.frames.size(), limits_.max_frames, "", "--max-frames");
+  limited("modules", modules_seen_, report_.modules.size(), limits_.max_modules, "", "");
+  limited("registers", registers_seen_, report_.registers.size(), limits_.max_registers, "", "");
   return std::move(report_);
 }
 

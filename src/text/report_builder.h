@@ -14,9 +14,18 @@
 
 namespace btaudit {
 
+// What one report may hold; past these its frames, traces, modules and registers
+// are counted, not kept, and finish() says so in Report::truncated.
+struct ReportLimits {
+  std::size_t max_frames = 4096;  // frames, and traces (--max-frames)
+  std::size_t max_modules = 4096;
+  std::size_t max_registers = 64;
+};
+
 class ReportBuilder {
  public:
-  ReportBuilder(std::string path, const StartMarker& start, const CleanLine& line, std::uint32_t first_line);
+  ReportBuilder(std::string path, const StartMarker& start, const CleanLine& line, std::uint32_t first_line,
+                ReportLimits limits = {});
 
   // What a line did to the report.
   enum class Effect { Ignored, Consumed, TraceFrame };
@@ -27,6 +36,8 @@ class ReportBuilder {
   // Attaches another CPU's backtrace ("NMI backtrace for cpu 1") as a secondary trace.
   void add_backtrace(const StartMarker& marker, const CleanLine& line);
   void mark_corrupted(std::string reason);
+  // A line of the report was cut to `limit` bytes before it was read.
+  void note_cut_line(std::size_t limit);
 
   bool in_trace() const { return in_trace_; }
   bool has_frames() const { return !report_.frames.empty(); }
@@ -72,6 +83,14 @@ class ReportBuilder {
   bool modules_timestamped_ = false;   // the "Modules linked in:" line had a timestamp
   bool last_break_next_ = false;       // s390: the next frame-shaped line is the last breaking event
   TraceText trace_;                    // the trace line being read, reused from line to line
+  ReportLimits limits_;
+  bool keeping_trace_ = true;       // the open trace is kept (false past limits_.max_frames traces)
+  std::uint64_t frames_seen_ = 0;   // frame lines read, kept or not
+  std::uint64_t traces_seen_ = 0;   // traces started, kept or not
+  std::uint64_t modules_seen_ = 0;  // module names read, kept or not
+  std::uint64_t registers_seen_ = 0;
+  std::uint64_t cut_lines_ = 0;
+  std::size_t cut_limit_ = 0;
 };
 
 }  // namespace btaudit

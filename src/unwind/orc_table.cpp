@@ -64,7 +64,7 @@ OrcEntry decode_orc_entry(const std::uint8_t* p, int version) {
 
 bool OrcTable::add(MemorySource& m, std::uint64_t ip_table, std::uint64_t entries, std::uint64_t count, int version,
                    std::uint64_t begin, std::uint64_t end) {
-  if (count == 0 || count > kMaxEntries) return false;
+  if (count == 0 || count > kMaxEntries - std::min<std::uint64_t>(kMaxEntries, size())) return false;  // all parts
   std::vector<std::uint8_t> ipb(count * 4), eb(count * 6);
   if (!m.read_exact(ip_table, ipb) || !m.read_exact(entries, eb)) return false;
   Part p;

@@ -318,6 +318,11 @@ WalkResult walk_stacks(MemorySource& m, const WalkInput& in) {
       }
       u.next();
     }
+    if (out.frames.size() >= in.max_frames) {
+      out.problems.push_back("the walk stopped at " + std::to_string(in.max_frames) +
+                             " frames (a fixed bound): the stacks' other words were not scanned");
+      break;
+    }
     // Follow the backlink to the stack this one interrupted.
     std::uint64_t next = 0, slot = 0;
     if (info->kind == "irq") {

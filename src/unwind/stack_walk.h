@@ -55,7 +55,9 @@ struct WalkInput {
   // A kernel built without ORC (CONFIG_UNWINDER_FRAME_POINTER): frame pointers are its
   // own unwinder, not a fallback, and its entry code encodes pt_regs in RBP.
   bool frame_pointer_kernel = false;
-  std::size_t max_frames = 4096;
+  // Above every word of a CPU's stacks (task and IRQ 16 KiB each, the IST stacks):
+  // reached only when a stack's size is corrupt, then said as a problem.
+  std::size_t max_frames = 16384;
 };
 
 WalkResult walk_stacks(MemorySource& m, const WalkInput& in);

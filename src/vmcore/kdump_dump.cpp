@@ -2,18 +2,31 @@
 
 #include <fcntl.h>
 #include <libkdumpfile/kdumpfile.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
+#include "fault/fault_guard.h"
 #include "vmcore/diskdump_notes.h"
-#include "vmcore/dump_extent.h"
+#include "vmcore/dump_header_check.h"
 #include "vmcore/flattened_dump.h"
 
 namespace btaudit {
+
+// Runs a libkdumpfile call that reads the file under the fault guard
+// (fault_guard.h): a fault the header checks did not foresee becomes a
+// one-line error, and the context, in an unknown state, is never used again.
+template <typename F>
+void KdumpDump::in_library(const char* what, F&& call) const {
+  if (faulted_) throw DumpError(path_ + ": cannot read the dump further after libkdumpfile faulted");
+  if (const int signal = guarded_call(call); signal != 0) {
+    faulted_ = true;
+    throw DumpError(path_ + ": libkdumpfile died of " + fault_name(signal) + " " + what +
+                    ": the file is corrupt in a way btaudit's header checks did not catch");
+  }
+}
 
 std::unique_ptr<KdumpDump> KdumpDump::open(const std::string& path) {
   std::unique_ptr<KdumpDump> d(new KdumpDump());
@@ -21,20 +34,19 @@ std::unique_ptr<KdumpDump> KdumpDump::open(const std::string& path) {
   d->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (d->fd_ < 0) throw DumpError(path + ": cannot open: " + std::strerror(errno));
   if (is_flattened_dump(d->fd_)) d->replace_with_reassembled();
-  // Checked before libkdumpfile sees the file: it would open a cut dump and
-  // then read every missing page as absent, a walk of nothing instead of an error.
-  struct stat st {};
-  if (auto x = dump_extent(d->fd_); x && ::fstat(d->fd_, &st) == 0 && static_cast<std::uint64_t>(st.st_size) < x->end)
-    throw DumpError(path + ": truncated: the file has " + std::to_string(st.st_size) + " bytes; by its " +
-                    x->described_by + ", it needs at least " + std::to_string(x->end));
+  // Checked before libkdumpfile sees the file (dump_header_check.h): it trusts
+  // every header field, and it would open a cut dump and then read every
+  // missing page as absent, a walk of nothing instead of an error.
+  check_dump_file(d->fd_, path);
   d->ctx_ = kdump_new();
   if (!d->ctx_) throw DumpError(path + ": cannot allocate a libkdumpfile context");
   // Without an OS type libaddrxlat cannot translate kernel virtual addresses
   // ("Cannot determine 5-level paging"); kdump-compressed files from QEMU name
   // no architecture, so x86_64 is set when the file leaves it open.
   kdump_set_string_attr(d->ctx_, KDUMP_ATTR_OSTYPE, "linux");
-  if (kdump_open_fd(d->ctx_, d->fd_) != KDUMP_OK)
-    throw DumpError(path + ": not a crash dump libkdumpfile can read: " + kdump_get_err(d->ctx_));
+  kdump_status opened = KDUMP_OK;
+  d->in_library("while opening the file", [&] { opened = kdump_open_fd(d->ctx_, d->fd_); });
+  if (opened != KDUMP_OK) throw DumpError(path + ": not a crash dump libkdumpfile can read: " + kdump_get_err(d->ctx_));
   kdump_attr_t arch;
   if (kdump_get_attr(d->ctx_, KDUMP_ATTR_ARCH_NAME, &arch) != KDUMP_OK) {
     kdump_clear_err(d->ctx_);
@@ -57,13 +69,14 @@ void KdumpDump::replace_with_reassembled() {
 }
 
 KdumpDump::~KdumpDump() {
-  if (ctx_) kdump_free(ctx_);
+  if (ctx_ && !faulted_) kdump_free(ctx_);  // after a fault the context is left as it is
   if (fd_ >= 0) ::close(fd_);
 }
 
 std::size_t KdumpDump::read(std::uint64_t kvaddr, std::span<std::uint8_t> out) {
   std::size_t len = out.size();
-  const kdump_status st = kdump_read(ctx_, KDUMP_KVADDR, kvaddr, out.data(), &len);
+  kdump_status st = KDUMP_OK;
+  in_library("while reading memory", [&] { st = kdump_read(ctx_, KDUMP_KVADDR, kvaddr, out.data(), &len); });
   if (st != KDUMP_OK) kdump_clear_err(ctx_);
   return len > out.size() ? 0 : len;
 }
@@ -79,7 +92,10 @@ std::string KdumpDump::format() const {
 
 std::optional<std::string> KdumpDump::vmcoreinfo(const std::string& key) {
   char* val = nullptr;
-  if (kdump_vmcoreinfo_line(ctx_, key.c_str(), &val) != KDUMP_OK || !val) {
+  kdump_status st = KDUMP_OK;
+  const char* name = key.c_str();
+  in_library("while reading VMCOREINFO", [&] { st = kdump_vmcoreinfo_line(ctx_, name, &val); });
+  if (st != KDUMP_OK || !val) {
     kdump_clear_err(ctx_);
     return std::nullopt;
   }
@@ -89,7 +105,10 @@ std::optional<std::string> KdumpDump::vmcoreinfo(const std::string& key) {
 
 std::optional<std::uint64_t> KdumpDump::vmcoreinfo_symbol(const std::string& name) {
   kdump_addr_t addr = 0;
-  if (kdump_vmcoreinfo_symbol(ctx_, name.c_str(), &addr) != KDUMP_OK) {
+  kdump_status st = KDUMP_OK;
+  const char* symbol = name.c_str();
+  in_library("while reading VMCOREINFO", [&] { st = kdump_vmcoreinfo_symbol(ctx_, symbol, &addr); });
+  if (st != KDUMP_OK) {
     kdump_clear_err(ctx_);
     return std::nullopt;
   }

@@ -44,11 +44,14 @@ class KdumpDump final : public MemorySource, public VmcoreInfo {
  private:
   KdumpDump() = default;
   void replace_with_reassembled();
+  template <typename F>
+  void in_library(const char* what, F&& call) const;
   std::string path_;
   std::string data_path_;  // where the dump's bytes are when not at path_ (a reassembled copy)
   std::vector<std::string> notes_;
   int fd_ = -1;
   _kdump_ctx* ctx_ = nullptr;
+  mutable bool faulted_ = false;  // libkdumpfile faulted: ctx_ must not be used again
 };
 
 }  // namespace btaudit

@@ -1,13 +1,14 @@
 #include "vmcore/module_list.h"
 
 #include <algorithm>
+#include <set>
 
 namespace btaudit {
 
 namespace {
 
 constexpr int kMaxModules = 4096;
-constexpr std::uint32_t kMaxSymbols = 1 << 20;
+constexpr std::uint32_t kMaxSymbols = 1 << 20;  // of all modules together: each costs a read of its name
 
 std::string read_cstring(MemorySource& m, std::uint64_t addr, std::size_t max) {
   std::string s;
@@ -49,7 +50,16 @@ std::vector<LoadedModule> read_modules(MemorySource& m, KernelTypes& t, std::uin
     return out;
   }
   auto next = m.read_u64(head);
-  for (int i = 0; next && *next != head && i < kMaxModules; ++i) {
+  std::set<std::uint64_t> visited;
+  std::uint64_t symbols_left = kMaxSymbols;
+  for (int i = 0; next && *next != head; ++i) {
+    if (i == kMaxModules || !visited.insert(*next).second) {
+      problems.push_back(i == kMaxModules
+                             ? "the module list holds more than " + std::to_string(kMaxModules) +
+                                   " entries (a fixed bound): stopped"
+                             : std::string("the module list loops without coming back to its head: stopped"));
+      break;
+    }
     const std::uint64_t mod = *next - list->offset;
     LoadedModule lm;
     lm.name = read_cstring(m, mod + name->offset, name->size);
@@ -69,7 +79,11 @@ std::vector<LoadedModule> read_modules(MemorySource& m, KernelTypes& t, std::uin
         auto st = m.read_u64(*ks + symtab->offset);
         auto ns = m.read_u32(*ks + num_symtab->offset);
         auto str = m.read_u64(*ks + strtab->offset);
-        if (st && ns && str && *ns < kMaxSymbols) {
+        if (st && ns && str && *ns > symbols_left) {
+          problems.push_back("module " + lm.name + ": " + std::to_string(*ns) + " symbols, past the bound of " +
+                             std::to_string(kMaxSymbols) + " for all modules: its symbols not read");
+        } else if (st && ns && str) {
+          symbols_left -= *ns;
           std::vector<std::uint8_t> syms(std::size_t{*ns} * 24);
           if (m.read_exact(*st, syms)) {
             for (std::uint32_t k = 0; k < *ns; ++k) {

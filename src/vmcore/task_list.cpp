@@ -51,22 +51,34 @@ TaskList read_task_list(MemorySource& m, KernelDebugInfo& info, KernelTypes& typ
     out.tasks.push_back(std::move(t));
   };
   // Follows a circular list of task_structs linked through `link` (offset in
-  // task_struct), starting at the list_head `head`, until it comes back.
+  // task_struct), starting at the list_head `head`, until it comes back. A list
+  // that loops elsewhere stops at the first node met twice; all lists together
+  // follow at most 2 * kMaxTasks links, so a dump whose every thread list loops
+  // through every task costs linear time, not quadratic.
+  std::size_t links = 0;
   const auto follow = [&](std::uint64_t head, std::uint64_t link, bool head_is_member) {
     if (head_is_member) add(head - link);
+    std::set<std::uint64_t> here{head};
     std::uint64_t node = head;
-    for (std::size_t n = 0; n < kMaxTasks; ++n) {
+    for (;;) {
+      if (++links > 2 * kMaxTasks || seen.size() >= kMaxTasks) {
+        out.problems.push_back("the task lists hold more than " + std::to_string(kMaxTasks) +
+                               " links (a fixed bound): stopped");
+        return;
+      }
       auto next = m.read_u64(node);
       if (!next) {
         out.problems.push_back("a task list link is not in the dump: the list is cut short");
         return;
       }
       if (*next == head) return;
-      if (seen.size() >= kMaxTasks) break;
+      if (!here.insert(*next).second) {
+        out.problems.push_back("a task list loops without coming back to its head: stopped");
+        return;
+      }
       node = *next;
       add(node - link);
     }
-    out.problems.push_back("a task list does not come back to its head: stopped");
   };
 
   follow(init_task + tasks.offset, tasks.offset, true);

@@ -12,7 +12,10 @@
 #include "batch/input_screen.h"
 #include "batch/input_walk.h"
 #include "batch/mbox.h"
+#include "input/bucket_ndjson.h"
+#include "input/input_error.h"
 #include "model/bucket.h"
+#include "model/saturating.h"
 
 using namespace btaudit;
 
@@ -178,6 +181,68 @@ BOOST_AUTO_TEST_CASE(walk_is_sorted_depth_first_and_reports_problems) {
   BOOST_REQUIRE(errors.size() == 2u);
   BOOST_TEST(errors[0].starts_with("/missing: cannot open"));
   BOOST_TEST(errors[1] == "/d.fifo: not a regular file");
+}
+
+BOOST_AUTO_TEST_CASE(bucket_counts_saturate_instead_of_wrapping) {
+  for (const std::uint64_t a : {std::uint64_t{1}, kSaturated / 2, kSaturated - 1, kSaturated}) {
+    for (const std::uint64_t b : {std::uint64_t{0}, std::uint64_t{1}, kSaturated / 2 + 1, kSaturated}) {
+      Bucket x = one("s", "a", 1, "t");
+      Bucket y = one("s", "b", 2, "t");
+      x.count = a;
+      y.count = b == 0 ? 1 : b;
+      BucketTable table;
+      const bool first = table.add(x);
+      const bool second = table.add(y);
+      const bool exact = y.count <= kSaturated - a;
+      BOOST_TEST_CONTEXT(a << " + " << y.count) {
+        BOOST_TEST(first);
+        BOOST_TEST(second == exact);
+        BOOST_TEST(table.saturated() == !exact);
+        const std::uint64_t got = table.sorted().at(0).count;
+        BOOST_TEST(got == (exact ? a + y.count : kSaturated));
+        BOOST_TEST(got >= a);  // never smaller than a part
+      }
+    }
+  }
+}
+
+// NDJSON numbers as the reader takes them: whole, non-negative, in range, or an error naming the line.
+BOOST_AUTO_TEST_CASE(ndjson_counts_must_be_counts) {
+  const auto line = [](const std::string& count, const std::string& extra = "") {
+    return R"({"signature":"ab","title":"t","kind":"warning","count":)" + count +
+           R"(,"first_input":"a","last_input":"a","example":{"path":"a","line":1})" + extra + "}\n";
+  };
+  const struct {
+    std::string text;
+    bool ok;
+  } cases[] = {
+      {line("3"), true},
+      {line("-1"), false},
+      {line("1.5"), false},
+      {line("\"3\""), false},
+      {line("18446744073709551615") + line("18446744073709551615"), false},
+      {line("1", R"(,"unreliable_frames":1,"stale_frames":2)"), false},
+      {line("1", R"(,"unreliable_frames":-4)"), false},
+      {R"({"signature":"ab","count":1,"example":{"path":"a","line":4294967296}})"
+       "\n",
+       false},
+      {line("1", R"(,"unreliable_frames":18446744073709551615,"stale_frames":18446744073709551615)") +
+           line("1", R"(,"unreliable_frames":1,"stale_frames":1)"),
+       false},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.text) {
+      BucketTable table;
+      bool threw = false;
+      try {
+        read_bucket_ndjson_text(c.text, "x.ndjson", table);
+      } catch (const InputError& e) {
+        threw = true;
+        BOOST_TEST(std::string(e.what()).rfind("x.ndjson: line ", 0) == 0u);
+      }
+      BOOST_TEST(threw == !c.ok);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

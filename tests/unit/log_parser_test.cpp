@@ -178,4 +178,79 @@ BOOST_AUTO_TEST_CASE(kmemleak_insert_error_ends_before_the_object_dump) {
   BOOST_TEST(reports[0].input.last_line < 8u);  // the object dump (lines 8-11) is left out
 }
 
+// Past --max-frames a report keeps counting: its frames, traces and sections stay
+// consistent with what it kept, and Report::truncated says what was left out.
+void expect_consistent(const Report& r) {
+  for (const Trace& t : r.traces) BOOST_TEST(std::size_t{t.first_frame} + t.frame_count <= r.frames.size());
+  for (const StackSection& s : r.sections) {
+    BOOST_TEST(std::size_t{s.first_frame} + s.frame_count <= r.frames.size());
+    BOOST_TEST(s.trace < r.traces.size());
+  }
+}
+
+const Truncation* truncation(const Report& r, const std::string& what) {
+  for (const Truncation& t : r.truncated)
+    if (t.what == what) return &t;
+  return nullptr;
+}
+
+const std::string kWarn = "WARNING: CPU: 0 PID: 1 at kernel/x.c:1 f+0x1/0x2\n";
+
+BOOST_AUTO_TEST_CASE(frames_past_the_limit_are_counted_not_kept) {
+  for (const std::size_t frames : {10u, 99u, 100u, 101u, 5000u}) {
+    std::string log = kWarn + "Call Trace:\n";
+    for (std::size_t i = 0; i < frames; ++i) log += (i % 7 == 3 ? " <IRQ>\n" : "") + std::string(" g+0x1/0x2\n");
+    ParserLimits limits;
+    limits.max_frames = 100;
+    const auto reports = parse_log(log, "t", limits);
+    BOOST_TEST_CONTEXT(frames << " frames") {
+      BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+      const Report& r = reports[0];
+      BOOST_TEST(r.frames.size() == std::min<std::size_t>(frames, 100));
+      BOOST_TEST(r.traces.at(0).frame_count == r.frames.size());
+      expect_consistent(r);
+      const Truncation* t = truncation(r, "frames");
+      BOOST_TEST((t != nullptr) == (frames > 100));
+      if (t) BOOST_TEST((t->seen == frames && t->kept == 100 && t->option == "--max-frames"));
+      BOOST_TEST(!r.corrupted);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(traces_past_the_limit_are_counted_and_markers_cost_nothing) {
+  std::string log = kWarn;
+  for (int i = 0; i < 3000; ++i) log += "Call Trace:\n <IRQ>\n </IRQ>\n <NMI>\n g+0x1/0x2\n";
+  ParserLimits limits;
+  limits.max_frames = 1000;
+  const auto reports = parse_log(log, "t", limits);
+  BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+  const Report& r = reports[0];
+  BOOST_TEST(r.traces.size() == 1000u);
+  BOOST_TEST(r.frames.size() == 1000u);
+  BOOST_TEST(r.sections.size() == 1000u);  // one per trace: the markers before a frame rename one section
+  BOOST_TEST(r.sections.at(0).stack == StackKind::Nmi);
+  expect_consistent(r);
+  BOOST_REQUIRE(truncation(r, "traces") != nullptr);
+  BOOST_TEST(truncation(r, "traces")->seen == 3000u);
+  BOOST_TEST(truncation(r, "frames")->seen == 3000u);
+}
+
+BOOST_AUTO_TEST_CASE(modules_registers_and_long_lines_are_counted) {
+  std::string modules = "Modules linked in:";
+  for (int i = 0; i < 5000; ++i) modules += " m" + std::to_string(i);
+  std::string regs;
+  for (int i = 0; i < 40; ++i) regs += "RAX: 0000000000000001 RBX: 0000000000000002 RCX: 0000000000000003\n";
+  const std::string log = kWarn + modules + "\n" + regs + "Call Trace:\n g+0x1/0x2 " + std::string(100000, 'y') + "\n";
+  const auto reports = parse_log(log, "t");
+  BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+  const Report& r = reports[0];
+  BOOST_TEST(r.modules.size() == 4096u);
+  BOOST_TEST(truncation(r, "modules")->seen == 5000u);
+  BOOST_TEST(r.registers.size() == 64u);
+  BOOST_TEST(truncation(r, "registers")->seen == 120u);
+  BOOST_REQUIRE(truncation(r, "long lines") != nullptr);
+  BOOST_TEST(truncation(r, "long lines")->seen == 1u);
+  BOOST_TEST(truncation(r, "long lines")->limit == ParserLimits{}.max_line_bytes);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

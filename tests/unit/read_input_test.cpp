@@ -359,4 +359,56 @@ BOOST_AUTO_TEST_CASE(dash_reads_standard_input_plain_and_compressed) {
   }
 }
 
+// Bombs of concatenated members (every format decodes them one after another):
+// past the first pass's 64 MiB the output is only counted, and an input under the
+// cap that got there is decoded a second time, whole.
+BOOST_AUTO_TEST_CASE(an_input_between_the_first_pass_and_the_cap_comes_back_whole) {
+  TempDir dir;
+  const std::string mib(1 << 20, 'z');
+  InputLimits limits;
+  limits.max_bytes = std::size_t{96} << 20;
+  const struct {
+    const char* name;
+    std::string member;
+  } formats[] = {{"gz", gzip_bytes(mib)}, {"xz", xz_bytes(mib)}, {"zst", zstd_bytes(mib)}};
+  for (const auto& f : formats) {
+    BOOST_TEST_CONTEXT(f.name) {
+      std::string bomb;
+      for (int i = 0; i < 80; ++i) bomb += f.member;  // 80 MiB: past 64, under 96
+      const std::string path = dir.file(std::string("80m.") + f.name, bomb);
+      const btaudit::InputBuffer in = btaudit::load_input(path, limits);
+      BOOST_TEST(in.view().size() == std::size_t{80} << 20);
+      BOOST_TEST(in.view().find_first_not_of('z') == std::string_view::npos);
+      for (int i = 0; i < 40; ++i) bomb += f.member;  // 120 MiB: past the cap
+      const std::string over = dir.file(std::string("120m.") + f.name, bomb);
+      expect_input_error(
+          over, [&] { btaudit::load_input(over, limits); }, "too large");
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_zstd_frame_that_declares_more_than_the_cap_is_refused_unread) {
+  TempDir dir;
+  InputLimits limits;
+  limits.max_bytes = 1 << 20;
+  const std::string path = dir.file("declared.zst", zstd_bytes(std::string(2 << 20, 'a')));  // size in the frame
+  expect_input_error(
+      path, [&] { read_file(path, limits); }, "too large");
+}
+
+// A mapped log cut by another process while it is read: the pages past the new
+// end read as zeros instead of killing the process with SIGBUS, and the buffer says so.
+BOOST_AUTO_TEST_CASE(a_mapped_log_cut_while_it_is_read_says_so) {
+  TempDir dir;
+  const std::string log(8 << 20, 'x');  // mapped: 4 MiB and more
+  const std::string path = dir.file("cut.log", log);
+  const btaudit::InputBuffer in = btaudit::load_input(path);
+  BOOST_TEST(!in.read_failed());
+  BOOST_REQUIRE(::truncate(path.c_str(), 1 << 20) == 0);
+  std::size_t xs = 0;
+  for (std::size_t i = 0; i < in.view().size(); i += 4096) xs += in.view()[i] == 'x';
+  BOOST_TEST(xs == std::size_t{1} << 8);  // the first MiB
+  BOOST_TEST(in.read_failed());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

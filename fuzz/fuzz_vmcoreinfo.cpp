@@ -1,0 +1,40 @@
+// libFuzzer target for VMCOREINFO: the input is the text of a VMCOREINFO note
+// in an otherwise sound ELF core (tests/support/elf_core_bytes.h). The dump is
+// opened through libkdumpfile, which parses the note, and btaudit reads every
+// kind of line it uses from it: OSRELEASE, KERNELOFFSET (hex), SYMBOL(...),
+// OFFSET/SIZE/NUMBER(...) through the printk log readers of every era.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "memfd_file.h"
+#include "support/elf_core_bytes.h"
+#include "vmcore/dump_error.h"
+#include "vmcore/kdump_dump.h"
+#include "vmcore/printk_log.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size > (1 << 16)) return 0;  // a note of 64 KiB says all a longer one could
+  const std::string info(reinterpret_cast<const char*>(data), size);
+  const btaudit::test::ElfCore core = btaudit::test::elf_core(info);
+  MemFile file("fuzz_vmcoreinfo");
+  file.write_all(core.bytes.data(), core.bytes.size());
+  const std::string path = file.path();
+  try {
+    auto dump = btaudit::KdumpDump::open(path);
+    (void)dump->facts();
+    for (const char* symbol : {"prb", "log_buf", "_stext", "init_top_pgt"}) (void)dump->vmcoreinfo_symbol(symbol);
+    (void)dump->vmcoreinfo_number("PAGESIZE");
+    const btaudit::PrintkLog log = btaudit::read_printk_log(*dump, *dump);
+    (void)btaudit::format_log(log);
+  } catch (const btaudit::DumpError& e) {
+    const std::string what = e.what();
+    if (what.find("libkdumpfile died of") != std::string::npos || what.find('\n') != std::string::npos) {
+      std::fprintf(stderr, "fuzz_vmcoreinfo: %s\n", e.what());
+      std::abort();
+    }
+  }
+  return 0;
+}
