@@ -37,7 +37,7 @@ bool is_return_thunk(const std::string& n) {
 }
 }  // namespace
 
-CallSiteFinding CallSiteChecker::find_call(std::uint64_t ret, const std::optional<CodeSymbol>& function) {
+CallSiteFinding CallSiteChecker::find_call(std::uint64_t ret, const std::optional<Symbol>& function) {
   CallSiteFinding out;
   std::optional<std::uint64_t> insn_start;
 
@@ -132,6 +132,7 @@ CallSiteFinding CallSiteChecker::find_call(std::uint64_t ret, const std::optiona
     return out;
   }
   if (d->target) {
+    out.target_address = d->target;
     if (auto sym = code_.symbol_at(*d->target)) {
       out.site.target =
           sym->address == *d->target ? sym->name : sym->name + "+" + std::to_string(*d->target - sym->address);

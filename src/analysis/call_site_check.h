@@ -6,18 +6,19 @@
 #include <optional>
 #include <string>
 
-#include "analysis/code_source.h"
 #include "disasm/x86_decoder.h"
 #include "model/debug_info.h"
+#include "provider/code_source.h"
 
 namespace btaudit {
 
 enum class Reach { Yes, No, Unknown };
 
 struct CallSiteFinding {
-  CallSite site;         // kind None: the instruction before is not a call
-  bool decided = false;  // false when the bytes could not be read or decoded
-  std::string note;      // how it was decided, or why it could not be
+  CallSite site;                                // kind None: the instruction before is not a call
+  std::optional<std::uint64_t> target_address;  // a direct call's decoded target (relocated code only)
+  bool decided = false;                         // false when the bytes could not be read or decoded
+  std::string note;                             // how it was decided, or why it could not be
 };
 
 class CallSiteChecker {
@@ -26,7 +27,7 @@ class CallSiteChecker {
 
   // The instruction that ends exactly at `return_address`. `function` is the
   // symbol holding return_address - 1, used for a forward sweep from its start.
-  CallSiteFinding find_call(std::uint64_t return_address, const std::optional<CodeSymbol>& function);
+  CallSiteFinding find_call(std::uint64_t return_address, const std::optional<Symbol>& function);
 
   // Whether a direct call to `target` can reach the function starting at `callee`
   // (the frame above), following tail calls up to a small depth.

@@ -17,11 +17,14 @@ std::string stack_of(const Frame& f) {
   return std::string(to_string(f.stack));
 }
 
-std::string stack_of(const WalkFrame& f) { return f.stack == "exception" ? f.stack_name : f.stack; }
+std::string stack_of(const StackFrame& f) {
+  if (f.exception) return *f.exception;
+  return std::string(to_string(f.stack));
+}
 
 }  // namespace
 
-Crosscheck crosscheck(const Report& r, std::size_t report_index, const CpuWalk& walk) {
+Crosscheck crosscheck(const Report& r, std::size_t report_index, const StackWalk& walk) {
   Crosscheck c;
   c.report = report_index;
   c.cpu = walk.state.cpu;
@@ -53,8 +56,8 @@ Crosscheck crosscheck(const Report& r, std::size_t report_index, const CpuWalk& 
     const bool any_offset = p.function && (*p.function == "panic" || *p.function == "vpanic");
     std::size_t found = walk.frames.size();
     for (std::size_t k = w; k < walk.frames.size(); ++k) {
-      const SymbolizedFrame& s = walk.frames[k];
-      if (s.frame.from_regs || !s.function || *s.function != *p.function) continue;
+      const StackFrame& s = walk.frames[k];
+      if (s.from_regs || !s.function || *s.function != *p.function) continue;
       if (!any_offset && s.offset != *p.offset) continue;
       found = k;
       break;
@@ -64,17 +67,16 @@ Crosscheck crosscheck(const Report& r, std::size_t report_index, const CpuWalk& 
       continue;
     }
     w = found + 1;
-    const SymbolizedFrame& s = walk.frames[found];
+    const StackFrame& s = walk.frames[found];
     bool ok = true;
-    if (!any_offset && s.frame.reliable == p.printed_unreliable) {
+    if (!any_offset && s.reliable() == p.printed_unreliable) {
       c.mismatches.push_back({i, name_of(p),
                               std::string("printed ") + (p.printed_unreliable ? "with" : "without") +
-                                  " '?', the walk finds it " + (s.frame.reliable ? "reliable" : "unreliable")});
+                                  " '?', the walk finds it " + (s.reliable() ? "reliable" : "unreliable")});
       ok = false;
     }
-    if (stack_of(p) != stack_of(s.frame)) {
-      c.mismatches.push_back(
-          {i, name_of(p), "printed on the " + stack_of(p) + " stack, found on the " + stack_of(s.frame)});
+    if (stack_of(p) != stack_of(s)) {
+      c.mismatches.push_back({i, name_of(p), "printed on the " + stack_of(p) + " stack, found on the " + stack_of(s)});
       ok = false;
     }
     if (ok) ++c.matched_frames;

@@ -3,8 +3,10 @@
 #include <map>
 
 #include "analysis/call_site_check.h"
+#include "analysis/call_site_verdict.h"
 #include "analysis/frame_roles.h"
 #include "debuginfo/debuginfo_code_source.h"
+#include "provider/return_address.h"
 
 namespace btaudit {
 
@@ -12,7 +14,7 @@ namespace {
 
 struct Resolved {
   std::uint64_t address = 0;  // in the debuginfo layout
-  CodeSymbol function;
+  Symbol function;
 };
 
 // Where a printed frame's return address is in the debuginfo's layout.
@@ -24,13 +26,13 @@ std::optional<Resolved> resolve(KernelDebugInfo& info, const Frame& f, const std
     if (!sym) return std::nullopt;
     // kallsyms sizes run to the next symbol, so they include alignment padding.
     if (f.size && sym->size && (*f.size < sym->size || *f.size - sym->size >= 64)) ++size_mismatches;
-    return Resolved{sym->address + *f.offset, CodeSymbol{sym->name, sym->address, sym->size}};
+    return Resolved{sym->address + *f.offset, *sym};
   }
   if (f.address && module.empty() && kaslr) {
     const std::uint64_t a = *f.address - static_cast<std::uint64_t>(*kaslr);
-    auto sym = info.symbol_at(a - 1);
+    auto sym = info.symbol_at(symbol_lookup_address(a, false));
     if (!sym) return std::nullopt;
-    return Resolved{a, CodeSymbol{sym->name, sym->address, sym->size}};
+    return Resolved{a, *sym};
   }
   return std::nullopt;
 }
@@ -66,11 +68,6 @@ void infer_kaslr(Report& r, KernelDebugInfo& info) {
   }
 }
 
-bool keeps_text_stale(Reason r) {
-  return r == Reason::SkippedByUnwinder || r == Reason::AfterChainEnd || r == Reason::DuplicateOfAbove ||
-         r == Reason::FunctionStart;
-}
-
 }  // namespace
 
 void apply_debuginfo(Report& r, KernelDebugInfo& info) {
@@ -91,7 +88,7 @@ void apply_debuginfo(Report& r, KernelDebugInfo& info) {
     ++resolved_count;
     FrameDebugInfo d;
     d.address = where[i]->address;
-    d.lookup_address = d.address - 1;  // a return address: the call is the byte before
+    d.lookup_address = symbol_lookup_address(d.address, false);
     info.describe_source(d.lookup_address, d);
     f.debug = std::move(d);
   }
@@ -137,37 +134,12 @@ void apply_debuginfo(Report& r, KernelDebugInfo& info) {
           if (tsym) reach = checker.reaches(tsym->address, callee);
         }
       }
-      const bool no_call = finding.site.kind == CallKind::None;
-      const bool mismatch = finding.site.kind == CallKind::Direct && reach == Reach::No;
-      if (!f.printed_unreliable) {
-        // Entry and start-up assembly pushes return addresses by hand
-        // (secondary_startup_64's lretq): their call sites prove nothing.
-        const bool asm_frame = f.function && (is_chain_terminal(*f.function) || is_entry_code(*f.function));
-        if ((no_call || mismatch) && !asm_frame) {
-          f.debug->corruption_evidence = true;
-          f.debug->note = no_call ? "reliable frame not preceded by a call: evidence of stack corruption"
-                                  : "reliable frame whose call cannot reach the frame above: evidence of stack "
-                                    "corruption or a missed tail call";
-        }
+      // Entry and start-up assembly pushes return addresses by hand
+      // (secondary_startup_64's lretq): their call sites prove nothing.
+      const bool asm_frame = f.function && (is_chain_terminal(*f.function) || is_entry_code(*f.function));
+      const CallSiteEvidence evidence{finding, reach, above != kNone ? where[above]->function.name : std::string()};
+      if (apply_call_site_evidence(!f.printed_unreliable, asm_frame, f.verdict, f.reason, *f.debug, evidence))
         above = i;
-        continue;
-      }
-      if (no_call) {
-        f.verdict = Verdict::Stale;
-        f.reason = Reason::NoCallBefore;
-      } else if (mismatch) {
-        f.verdict = Verdict::Stale;
-        f.reason = Reason::CallTargetMismatch;
-        f.debug->note =
-            "direct call to " + finding.site.target.value_or("?") + " cannot reach " + where[above]->function.name;
-      } else if (f.verdict == Verdict::Stale && keeps_text_stale(f.reason)) {
-        // A real call site, but the unwinder (or the text) already shows the
-        // slot is not on the live chain: a leftover from an earlier call.
-      } else if (f.reason != Reason::ReportingPath) {
-        f.verdict = Verdict::Plausible;
-        f.reason = Reason::CallSitePlausible;
-      }
-      if (f.verdict != Verdict::Stale) above = i;
     }
   }
 }

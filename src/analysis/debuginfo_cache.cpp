@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include "debuginfo/debuginfo_error.h"
+#include "provider/debuginfo_error.h"
 
 namespace btaudit {
 

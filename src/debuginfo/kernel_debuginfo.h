@@ -14,19 +14,14 @@
 #include <vector>
 
 #include "model/debug_info.h"
+#include "model/symbol.h"
+#include "provider/kallsyms.h"
 
 struct Dwfl;
 struct Dwfl_Module;
 struct Dwarf;
 
 namespace btaudit {
-
-struct DebugSymbol {
-  std::string name;
-  std::uint64_t address = 0;  // in the debuginfo's own layout (vmlinux link address, module section layout)
-  std::uint64_t size = 0;
-  std::string module;  // "" for vmlinux
-};
 
 struct DebugInfoOptions {
   std::string vmlinux;                    // empty: find it under debug_dir by the report's release
@@ -55,17 +50,21 @@ class KernelDebugInfo {
 
   // A function by name in vmlinux ("" module) or a module. With several
   // static functions of one name, the one whose size equals size_hint wins.
-  std::optional<DebugSymbol> function(std::string_view name, std::string_view module,
-                                      std::optional<std::uint64_t> size_hint = std::nullopt);
-  // kallsyms' answer for a vmlinux text address: the nearest text symbol at or
-  // below it, sized to the next symbol, as %pS/%pB print them.
-  std::optional<DebugSymbol> kallsyms_at(std::uint64_t address);
+  std::optional<Symbol> function(std::string_view name, std::string_view module,
+                                 std::optional<std::uint64_t> size_hint = std::nullopt);
+  // kallsyms' answer for a vmlinux address (link address), as %pS prints it:
+  // from the kernel's own kallsyms tables in vmlinux's .rodata when they
+  // decode, else from its ELF symbols by scripts/kallsyms' rules (provider/kallsyms.h).
+  std::optional<Symbol> kallsyms_at(std::uint64_t address);
+  // The table kallsyms_at answers from (built on first use), and where it came from.
+  const KallsymsTable& kallsyms();
+  const std::string& kallsyms_source();
   // The symbol covering an address (any loaded module).
-  std::optional<DebugSymbol> symbol_at(std::uint64_t address);
+  std::optional<Symbol> symbol_at(std::uint64_t address);
   // Copies code bytes at [address, address + out.size()) from the file; returns how many were available.
   std::size_t read_code(std::uint64_t address, std::span<std::uint8_t> out);
   // For a relocatable module: the symbol a relocation at `address` (the rel32 of a call) points to.
-  std::optional<DebugSymbol> relocation_target(std::uint64_t address);
+  std::optional<Symbol> relocation_target(std::uint64_t address);
   // vmlinux's DWARF (for type layouts); null when the file has none.
   Dwarf* kernel_dwarf();
 
@@ -93,7 +92,8 @@ class KernelDebugInfo {
   std::map<std::string, bool, std::less<>> module_tried_;
   std::map<Dwfl_Module*, std::unique_ptr<SymbolTable>> tables_;
   std::vector<std::string> warnings_;
-  std::vector<std::pair<std::uint64_t, std::string_view>> text_symbols_;  // sorted, built on first use
+  std::optional<KallsymsTable> kallsyms_;  // built on first use
+  std::string kallsyms_source_;
 };
 
 }  // namespace btaudit

@@ -1,5 +1,7 @@
 #include "model/report.h"
 
+#include <cstdio>
+
 namespace btaudit {
 
 std::string_view to_string(Arch a) {
@@ -15,6 +17,12 @@ std::string_view to_string(Arch a) {
     case Arch::Unknown: return "unknown";
   }
   return "unknown";
+}
+
+std::string signature_hex(std::uint64_t signature) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(signature));
+  return buf;
 }
 
 }  // namespace btaudit

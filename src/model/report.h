@@ -95,5 +95,7 @@ struct Report {
 };
 
 std::string_view to_string(Arch a);
+// A signature as every output prints it: 16 hex digits.
+std::string signature_hex(std::uint64_t signature);
 
 }  // namespace btaudit

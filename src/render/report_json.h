@@ -10,6 +10,8 @@
 namespace btaudit {
 
 void write_frame_json(JsonWriter& w, const Frame& f);
+// What debuginfo adds to a frame: debug_address, source, inlined callers, call site, notes.
+void write_debug_fields(JsonWriter& w, const FrameDebugInfo& d);
 void write_report_json(JsonWriter& w, const Report& r);
 // The whole document: {"btaudit": version, "reports": [...]}.
 std::string render_json(const std::vector<Report>& reports);

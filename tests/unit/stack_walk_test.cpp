@@ -73,8 +73,9 @@ struct Fixture {
     BOOST_REQUIRE(orc.add(mem, kOrcIp, kOrc, rows.size(), 1));
     in.orc = &orc;
     in.is_kernel_text = [](std::uint64_t a) { return a >= kText && a < fn(kCount); };
-    in.stacks = {
-        {"task", "", kTask, kTask + kStack}, {"irq", "", kIrq, kIrq + kStack}, {"exception", "NMI", kNmi, kNmi + 8192}};
+    in.stacks = {{StackKind::Task, "", kTask, kTask + kStack},
+                 {StackKind::Irq, "", kIrq, kIrq + kStack},
+                 {StackKind::Exception, "NMI", kNmi, kNmi + 8192}};
   }
 
   void regs(std::uint64_t rip, std::uint64_t rsp) { in.regs = {{"rip", rip}, {"rsp", rsp}, {"rbp", 0}}; }
@@ -93,8 +94,8 @@ struct Fixture {
 
 std::vector<std::pair<std::uint64_t, bool>> entries(const WalkResult& w) {
   std::vector<std::pair<std::uint64_t, bool>> out;
-  for (const WalkFrame& f : w.frames)
-    if (!f.from_regs) out.emplace_back(f.address, f.reliable);
+  for (const StackFrame& f : w.frames)
+    if (!f.from_regs) out.emplace_back(f.pc, f.reliable());
   return out;
 }
 
@@ -137,8 +138,8 @@ BOOST_AUTO_TEST_CASE(irq_stack_backlink_leads_to_the_task_stack) {
   BOOST_TEST(w.transitions[0].slot == top - 8);
   BOOST_TEST(w.transitions[0].value == tsp);
   bool saw_task_reliable = false;
-  for (const WalkFrame& f : w.frames)
-    if (f.stack == "task" && f.reliable && f.address == fn(kBottom) + 0x8) saw_task_reliable = true;
+  for (const StackFrame& f : w.frames)
+    if (f.stack == StackKind::Task && f.reliable() && f.pc == fn(kBottom) + 0x8) saw_task_reliable = true;
   BOOST_TEST(saw_task_reliable);
 }
 
@@ -163,7 +164,7 @@ BOOST_AUTO_TEST_CASE(nmi_over_irq_follows_pt_regs_then_the_irq_backlink) {
   BOOST_TEST(w.transitions[1].from == "irq");
   BOOST_TEST(w.transitions[1].to == "task");
   bool regs_line = false;
-  for (const WalkFrame& f : w.frames) regs_line = regs_line || (f.from_regs && f.address == fn(kIrqHandler) + 8);
+  for (const StackFrame& f : w.frames) regs_line = regs_line || (f.from_regs && f.pc == fn(kIrqHandler) + 8);
   BOOST_TEST(regs_line);
 }
 
@@ -175,7 +176,7 @@ BOOST_AUTO_TEST_CASE(stale_backlink_after_leaving_the_irq_stack_is_not_followed)
   mem.put_u64(sp, fn(kBottom) + 0x8);
   const WalkResult w = walk();
   BOOST_TEST(w.transitions.empty());
-  for (const WalkFrame& f : w.frames) BOOST_TEST(f.stack != "irq");
+  for (const StackFrame& f : w.frames) BOOST_TEST((f.stack != StackKind::Irq));
 }
 
 BOOST_AUTO_TEST_CASE(corrupted_backlink_ends_the_walk_with_a_problem) {
@@ -201,7 +202,7 @@ BOOST_AUTO_TEST_CASE(a_frame_chain_that_does_not_grow_stops_without_hanging) {
 BOOST_AUTO_TEST_CASE(a_truncated_dump_gives_a_short_walk_not_a_crash) {
   SyntheticMemory sparse;  // the task stack's upper half is missing
   sparse.map(kTask, std::vector<std::uint8_t>(kStack / 2, 0));
-  in.stacks = {{"task", "", kTask, kTask + kStack}};
+  in.stacks = {{StackKind::Task, "", kTask, kTask + kStack}};
   in.regs = {{"rip", fn(kLeaf) + 4}, {"rsp", kTask + kStack / 2 - 16}, {"rbp", 0}};
   sparse.put_u64(kTask + kStack / 2 - 16, fn(kMid) + 0x10);
   const WalkResult w = walk_stacks(sparse, in);
@@ -237,7 +238,7 @@ BOOST_AUTO_TEST_CASE(frame_pointer_kernel_finds_pt_regs_through_the_encoded_rbp)
   BOOST_TEST(e[1].first == fn(kTop) + 0x30);
   BOOST_TEST(e[1].second);
   bool regs_line = false;
-  for (const WalkFrame& f : w.frames) regs_line = regs_line || (f.from_regs && f.slot == regs_at + 128);
+  for (const StackFrame& f : w.frames) regs_line = regs_line || (f.from_regs && f.slot == regs_at + 128);
   BOOST_TEST(regs_line);
 }
 
