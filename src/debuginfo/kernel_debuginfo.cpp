@@ -306,13 +306,17 @@ const KallsymsTable& KernelDebugInfo::kallsyms() {
       return *kallsyms_;
     }
   }
+  kallsyms_ = elf_kallsyms();
+  kallsyms_source_ = "the ELF symbols of " + vmlinux_path_ + " by scripts/kallsyms' rules (" + problem + ")";
+  return *kallsyms_;
+}
+
+KallsymsTable KernelDebugInfo::elf_kallsyms(bool all_symbols) {
   std::vector<ElfSymbolFacts> symbols;
   for_each_symbol(kernel_, [&](const char* name, const GElf_Sym& sym, GElf_Addr addr, GElf_Word shndx, Elf* elf) {
     symbols.push_back(facts_of(name, sym, addr, shndx, elf));
   });
-  kallsyms_ = KallsymsTable::from_elf(symbols);
-  kallsyms_source_ = "the ELF symbols of " + vmlinux_path_ + " by scripts/kallsyms' rules (" + problem + ")";
-  return *kallsyms_;
+  return KallsymsTable::from_elf(symbols, all_symbols);
 }
 
 const std::string& KernelDebugInfo::kallsyms_source() {

@@ -59,6 +59,9 @@ class KernelDebugInfo {
   // The table kallsyms_at answers from (built on first use), and where it came from.
   const KallsymsTable& kallsyms();
   const std::string& kallsyms_source();
+  // The table scripts/kallsyms would make from vmlinux's ELF symbols (what
+  // kallsyms() falls back to; tests hold it against the kernel's own table).
+  KallsymsTable elf_kallsyms(bool all_symbols = false);
   // The symbol covering an address (any loaded module).
   std::optional<Symbol> symbol_at(std::uint64_t address);
   // Copies code bytes at [address, address + out.size()) from the file; returns how many were available.

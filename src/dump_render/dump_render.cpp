@@ -66,6 +66,7 @@ void write_words_json(JsonWriter& w, const StackWalk& cw) {
     w.field("role", to_string(word.role));
     w.field("function", f ? f->function : std::nullopt);
     w.field("offset", f && f->function ? std::optional<std::uint64_t>(f->offset) : std::nullopt);
+    w.field("size", f && f->function ? std::optional<std::uint64_t>(f->size) : std::nullopt);
     w.field("module", f ? f->module : std::nullopt);
     w.field("frame", word.frame ? index[*word.frame] : std::nullopt);
     w.key("verdict");

@@ -54,6 +54,15 @@ struct StackRange {
 // How the walk came onto a stack.
 enum class SegmentEntry { Start, Backlink, GuardPage };
 
+constexpr std::string_view to_string(SegmentEntry e) {
+  switch (e) {
+    case SegmentEntry::Start: return "start";
+    case SegmentEntry::Backlink: return "backlink";
+    case SegmentEntry::GuardPage: return "guard_page";
+  }
+  return "start";
+}
+
 // A stack the walk visited, in visit order.
 struct StackSegment {
   StackRange range;

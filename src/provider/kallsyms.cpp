@@ -83,11 +83,12 @@ bool kallsyms_keeps(std::string_view name, char type) {
                                                    "__kstrtabns_"};
   for (std::string_view p : kPrefixes)
     if (starts_with(name, p)) return false;
-  // lld's "__<alnum>Thunk_" veneers.
+  // lld's "__<alnum>Thunk_" veneers (mksysmap: / __[[:alnum:]]*Thunk_/d).
   if (starts_with(name, "__")) {
-    std::size_t i = 2;
-    while (i < name.size() && std::isalnum(static_cast<unsigned char>(name[i]))) ++i;
-    if (starts_with(name.substr(i), "Thunk_")) return false;
+    for (std::size_t i = 2; i < name.size(); ++i) {
+      if (starts_with(name.substr(i), "Thunk_")) return false;
+      if (!std::isalnum(static_cast<unsigned char>(name[i]))) break;
+    }
   }
   for (std::string_view s : {"_from_arm", "_from_thumb", "_veneer"})
     if (ends_with(name, s)) return false;

@@ -89,9 +89,10 @@ StepOutcome apply_rule(const UnwindState& s, const OrcEntry& e, StackAccess& a, 
       n.ip = *ip;
       n.sp = sp;
       n.signal = false;
-      // A call frame whose SP came from another stack: the unwinder crossed through a saved stack pointer.
+      // A call frame whose return address is on another stack: the unwinder crossed through a
+      // saved stack pointer. (The caller's SP itself may be a stack's very end.)
       const StackRange* from = a.stack_of(s.sp);
-      const StackRange* to = a.stack_of(sp);
+      const StackRange* to = a.stack_of(sp - 8);
       n.trust = from && to && from->begin != to->begin ? Trust::Backlink : trust;
       break;
     }
