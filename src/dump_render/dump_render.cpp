@@ -320,6 +320,7 @@ std::string render_dump_json(const DumpModel& d, int only_cpu) {
     w.field("scope", c.scope);
     w.field("printed_frames", static_cast<std::uint64_t>(c.printed_frames));
     w.field("matched_frames", static_cast<std::uint64_t>(c.matched_frames));
+    w.field("convention", c.convention);
     w.key("mismatches");
     w.begin_array();
     for (const CrosscheckMismatch& m : c.mismatches) {
@@ -327,6 +328,16 @@ std::string render_dump_json(const DumpModel& d, int only_cpu) {
       w.field("frame", m.frame);
       w.field("index", static_cast<std::uint64_t>(m.printed_index));
       w.field("problem", m.problem);
+      w.end_object();
+    }
+    w.end_array();
+    w.key("explained");
+    w.begin_array();
+    for (const CrosscheckMismatch& m : c.explained) {
+      w.begin_object();
+      w.field("frame", m.frame);
+      w.field("index", static_cast<std::uint64_t>(m.printed_index));
+      w.field("why", m.problem);
       w.end_object();
     }
     w.end_array();
@@ -364,6 +375,8 @@ std::string render_dump_reports_text(const DumpModel& d, const TextStyle& style)
            "'s stacks at dump time: " + std::to_string(c.matched_frames) + "/" + std::to_string(c.printed_frames) +
            " printed frames found in order with the same '?' mark and stack (" + c.scope + ")\n";
     for (const CrosscheckMismatch& m : c.mismatches) out += "  " + m.frame + ": " + m.problem + "\n";
+    if (!c.explained.empty()) out += "  as the trace was printed (" + c.convention + "):\n";
+    for (const CrosscheckMismatch& m : c.explained) out += "    " + m.frame + ": " + m.problem + "\n";
   }
   return out;
 }
