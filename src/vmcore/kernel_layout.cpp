@@ -23,11 +23,18 @@ KernelLayout detect_layout(SymbolProvider& info, TypeProvider& types, std::int64
   if (auto n = symbol(info, "nr_cpu_ids")) l.nr_cpu_ids = *n + static_cast<std::uint64_t>(kaslr);
   if (auto n = symbol(info, "crash_notes")) l.crash_notes = *n + static_cast<std::uint64_t>(kaslr);
 
-  auto pcpu_hot = symbol(info, "pcpu_hot");
-  auto hardirq_ptr = symbol(info, "hardirq_stack_ptr");
-  auto inuse = symbol(info, "hardirq_stack_inuse");
-  auto irq_stack_ptr = symbol(info, "irq_stack_ptr");
-  auto irq_count = symbol(info, "irq_count");
+  l.per_cpu = {symbol(info, "__per_cpu_start").value_or(0), kaslr};
+  // Every per-CPU symbol below is taken at its runtime value (vmcore/per_cpu_symbol.h).
+  auto per_cpu = [&](const std::string& name) -> std::optional<std::uint64_t> {
+    auto s = symbol(info, name);
+    if (!s) return std::nullopt;
+    return l.per_cpu.runtime(*s);
+  };
+  auto pcpu_hot = per_cpu("pcpu_hot");
+  auto hardirq_ptr = per_cpu("hardirq_stack_ptr");
+  auto inuse = per_cpu("hardirq_stack_inuse");
+  auto irq_stack_ptr = per_cpu("irq_stack_ptr");
+  auto irq_count = per_cpu("irq_count");
   if (pcpu_hot) {
     l.era = IrqEra::PcpuHot;
     l.era_name = "pcpu_hot.hardirq_stack_ptr + pcpu_hot.hardirq_stack_inuse (6.2-6.14)";
@@ -60,10 +67,11 @@ KernelLayout detect_layout(SymbolProvider& info, TypeProvider& types, std::int64
     throw DebugInfoError(vmlinux + ": no per-CPU IRQ stack pointer (pcpu_hot, hardirq_stack_ptr, irq_stack_ptr)");
   }
   if (l.era != IrqEra::PcpuHot) {
-    auto cur = symbol(info, "current_task");
+    auto cur = per_cpu("current_task");
     if (!cur) throw DebugInfoError(vmlinux + ": no current_task per-CPU variable");
     l.current_task_var = *cur;
   }
+  if (!l.per_cpu.zero_based()) l.era_name += "; per-CPU symbols section-based, moved by KASLR";
   if (!l.inuse_var && !l.irq_count_var)
     l.fallbacks.push_back("no irq_count/hardirq_stack_inuse: in-use state not reported");
 
@@ -98,7 +106,7 @@ KernelLayout detect_layout(SymbolProvider& info, TypeProvider& types, std::int64
   l.task_stack = *stack;
 
   // Exception (IST) stacks, 5.2+: a per-CPU pointer to struct cea_exception_stacks.
-  if (auto cea = symbol(info, "cea_exception_stacks")) {
+  if (auto cea = per_cpu("cea_exception_stacks")) {
     l.cea_exception_stacks_var = *cea;
     const std::pair<const char*, const char*> names[] = {
         {"DF_stack", "#DF"}, {"NMI_stack", "NMI"},  {"DB_stack", "#DB"},   {"MCE_stack", "#MC"},
@@ -108,7 +116,7 @@ KernelLayout detect_layout(SymbolProvider& info, TypeProvider& types, std::int64
         l.exception_stacks.push_back({name, m->offset, m->size});
     if (l.exception_stacks.empty())
       l.fallbacks.push_back("struct cea_exception_stacks not in DWARF: exception stacks unknown");
-  } else if (auto orig = symbol(info, "orig_ist")) {
+  } else if (auto orig = per_cpu("orig_ist")) {
     // <=5.1: per-CPU orig_ist.ist[k] holds the top of IST stack k+1 (DOUBLEFAULT_STACK=1 .. MCE_STACK=4;
     // removed in 5.2 by "x86/cpu: Remove orig_ist array"). #DB's stack is DEBUG_STKSZ, twice the others,
     // so the per-CPU exception_stacks[3 * EXCEPTION_STKSZ + DEBUG_STKSZ] gives EXCEPTION_STKSZ as its

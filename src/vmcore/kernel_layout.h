@@ -14,6 +14,7 @@
 
 #include "provider/symbol_provider.h"
 #include "provider/type_provider.h"
+#include "vmcore/per_cpu_symbol.h"
 
 namespace btaudit {
 
@@ -28,11 +29,14 @@ struct ExceptionStackLayout {
 struct KernelLayout {
   IrqEra era = IrqEra::HardirqPtrInuse;
   std::string era_name;
-  std::int64_t kaslr = 0;                      // runtime = link address + kaslr (not for per-CPU offsets)
+  std::int64_t kaslr = 0;                      // runtime = link address + kaslr
   std::uint64_t per_cpu_offset_array = 0;      // runtime address of __per_cpu_offset[]
   std::uint64_t nr_cpu_ids = 0;                // runtime address of nr_cpu_ids
   std::uint64_t crash_notes = 0;               // runtime address of the crash_notes pointer (0: none)
-  std::uint64_t irq_stack_ptr_var = 0;         // per-CPU offset of the top-of-IRQ-stack pointer
+  PerCpuSymbols per_cpu;                       // zero-based (<=6.14) or section-based (6.15+) symbols
+  // The *_var fields below are per-CPU symbols' runtime values (per_cpu.runtime()):
+  // add __per_cpu_offset[cpu] to reach a CPU's copy.
+  std::uint64_t irq_stack_ptr_var = 0;         // the top-of-IRQ-stack pointer
   std::uint64_t irq_stack_top_adjust = 0;      // bytes from the stored pointer to the stack's end
   std::optional<std::uint64_t> inuse_var;      // hardirq_stack_inuse (bool)
   std::optional<std::uint64_t> irq_count_var;  // irq_count (int, -1 = free)

@@ -113,7 +113,7 @@ def check_dump(args, name):
             continue
         key = tuple(sargs)
         if key not in standalone:
-            r = subprocess.run([args.btaudit, 'vmcore'] + sargs[:-1] + [dump, sargs[-1]], capture_output=True,
+            r = subprocess.run([args.btaudit, 'vmcore', '--vmlinux', args.vmlinux] + sargs[:-1] + [dump, sargs[-1]], capture_output=True,
                                text=True)
             standalone[key] = r.stdout if r.returncode == 0 else None
             if r.returncode != 0:

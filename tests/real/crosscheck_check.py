@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The panicking CPU's walk reproduces the trace the kernel printed, on every lab dump.
 
-  crosscheck_check.py BTAUDIT VMCORE_DIR
+  crosscheck_check.py BTAUDIT VMCORE_DIR [--vmlinux PATH]
 
 `btaudit vmcore --format json DUMP` cross-checks each report that ended its
 CPU (a panic, or what panicked) with that CPU's walk: every printed frame that
@@ -14,7 +14,9 @@ import json, os, subprocess, sys
 
 EXPECTED_TRANSITIONS = {'panic_irq': ('irq', 'task'), 'panic_warn_hardirq': ('irq', 'task'),
                         'panic_nmi': ('NMI', 'task'), 'stack_overflow': ('#DF', 'task')}
-btaudit, dumps = sys.argv[1:3]
+from lab_args import split_vmcore_options
+
+(btaudit, dumps), vmcore_opts = split_vmcore_options(sys.argv)
 names = sorted(n for n in (os.listdir(dumps) if os.path.isdir(dumps) else []) if n.endswith(('.elf', '.kdump-zlib')))
 if not names:
     print('no lab dumps found: skipped (run ../shared/lab/make-lab.sh)')
@@ -22,7 +24,7 @@ if not names:
 bad = printed = matched = 0
 for name in names:
     path = os.path.join(dumps, name)
-    r = subprocess.run([btaudit, 'vmcore', '--format', 'json', path], capture_output=True, text=True)
+    r = subprocess.run([btaudit, 'vmcore', *vmcore_opts, '--format', 'json', path], capture_output=True, text=True)
     if r.returncode != 0:
         print(f'{name}: failed: {r.stderr.strip()}')
         bad += 1
@@ -42,7 +44,7 @@ for name in names:
             print(f"    {m['frame']}: {m['problem']}")
     stem = os.path.splitext(name)[0]
     if stem in EXPECTED_TRANSITIONS and checks:
-        bt = subprocess.run([btaudit, 'vmcore', path, 'bt', '-c', str(checks[0]['cpu'])], capture_output=True, text=True).stdout
+        bt = subprocess.run([btaudit, 'vmcore', *vmcore_opts, path, 'bt', '-c', str(checks[0]['cpu'])], capture_output=True, text=True).stdout
         frm, to = EXPECTED_TRANSITIONS[stem]
         if f'--- {frm} -> {to}:' not in bt:
             bad += 1

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Each CPU's IRQ state in every real lab dump agrees with where its SP is.
 
-  irqstate_check.py BTAUDIT VMCORE_DIR
+  irqstate_check.py BTAUDIT VMCORE_DIR [--vmlinux PATH]
 
 For NAME.elf and NAME.kdump-zlib: every CPU has registers, its SP is on a known
 stack, hardirq_stack_inuse is set exactly when SP is on the IRQ stack (5.12+),
@@ -10,7 +10,9 @@ Exit 77 when there is no dump (ctest skips).
 """
 import json, os, subprocess, sys
 
-btaudit, dumps = sys.argv[1:3]
+from lab_args import split_vmcore_options
+
+(btaudit, dumps), vmcore_opts = split_vmcore_options(sys.argv)
 names = sorted(n for n in (os.listdir(dumps) if os.path.isdir(dumps) else []) if n.endswith(('.elf', '.kdump-zlib')))
 if not names:
     print('no lab dumps found: skipped (run ../shared/lab/make-lab.sh)')
@@ -18,7 +20,7 @@ if not names:
 bad = 0
 seen = {}
 for name in names:
-    r = subprocess.run([btaudit, 'vmcore', '--format', 'json', os.path.join(dumps, name), 'irqstate'],
+    r = subprocess.run([btaudit, 'vmcore', *vmcore_opts, '--format', 'json', os.path.join(dumps, name), 'irqstate'],
                        capture_output=True, text=True)
     if r.returncode != 0:
         print(f'{name}: irqstate failed: {r.stderr.strip()}')

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The kernel log read from each real lab dump holds the reports its console printed.
 
-  vmcore_log_check.py BTAUDIT VMCORE_DIR CONSOLE_LOG_DIR
+  vmcore_log_check.py BTAUDIT VMCORE_DIR CONSOLE_LOG_DIR [--vmlinux PATH]
 
 For every NAME.elf / NAME.kdump-zlib in VMCORE_DIR with NAME.console.log in
 CONSOLE_LOG_DIR: `btaudit vmcore DUMP --format json` must list the same report
@@ -10,7 +10,9 @@ is there (ctest skips), 1 on any difference.
 """
 import json, os, subprocess, sys
 
-btaudit, dumps, logs = sys.argv[1:4]
+from lab_args import split_vmcore_options
+
+(btaudit, dumps, logs), vmcore_opts = split_vmcore_options(sys.argv)
 checked = bad = 0
 for name in sorted(os.listdir(dumps)) if os.path.isdir(dumps) else []:
     stem, ext = os.path.splitext(name)
@@ -19,7 +21,7 @@ for name in sorted(os.listdir(dumps)) if os.path.isdir(dumps) else []:
     console = os.path.join(logs, stem + '.console.log')
     if not os.path.exists(console):
         continue
-    got = subprocess.run([btaudit, 'vmcore', '--format', 'json', os.path.join(dumps, name)], capture_output=True, text=True)
+    got = subprocess.run([btaudit, 'vmcore', *vmcore_opts, '--format', 'json', os.path.join(dumps, name)], capture_output=True, text=True)
     want = subprocess.run([btaudit, 'analyze', '--format', 'json', console], capture_output=True, text=True)
     if got.returncode != 0:
         print(f'{name}: btaudit vmcore failed: {got.stderr.strip()}')

@@ -20,10 +20,9 @@ using namespace btaudit;
 
 std::vector<std::string> lab_kernels() {
   std::vector<std::string> out;
-  const char* env = std::getenv("BTAUDIT_KALLSYMS_VMLINUXES");  // colon-separated, overrides the defaults
-  std::string list = env ? env
-                         : "/usr/lib/debug/boot/vmlinux-6.1.0-57-cloud-amd64:/work/labs/6.14/out/kernel/vmlinux:"
-                           "/work/labs/6.18/out/kernel/vmlinux";
+  // Colon-separated (tests/CMakeLists.txt passes the lab kernels it was configured with).
+  const char* env = std::getenv("BTAUDIT_KALLSYMS_VMLINUXES");
+  const std::string list = env ? env : "/usr/lib/debug/boot/vmlinux-6.1.0-57-cloud-amd64";
   for (std::size_t pos = 0; pos <= list.size();) {
     const std::size_t end = std::min(list.find(':', pos), list.size());
     const std::string p = list.substr(pos, end - pos);

@@ -24,7 +24,8 @@ LAYOUT_FIELDS = (
 
 class KernelImage:
     """Addresses it gives and takes are runtime ones: link address + kaslr for
-    the kernel image (per-CPU symbols are offsets and never move)."""
+    the kernel image (zero-based per-CPU symbols are offsets and never move;
+    section-based ones, 6.15+, are image addresses and move with it)."""
 
     def __init__(self, path, kaslr=0):
         self.path = path

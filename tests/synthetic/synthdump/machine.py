@@ -67,12 +67,17 @@ class Machine:
         self.put_u64(self.sym("modules") + 8, self.sym("modules"))
         template = image.percpu_template()
         self.cpus = [Cpu(self, i) for i in range(ncpus)]
-        # A dynamic per-CPU allocation after the static variables: crash_notes' buffers.
+        # Where the per-CPU template is: 0 when per-CPU symbols are zero-based (<=6.14), the
+        # relocated template in the image when they are section-based (6.15+). Each CPU's copy
+        # is __per_cpu_offset[cpu] away from it, as setup_per_cpu_areas() makes it.
+        self.per_cpu_start = image.sym("__per_cpu_start")
+        # A dynamic per-CPU allocation after the static variables: crash_notes' buffers
+        # (a __percpu pointer: the template's address plus the offset in each copy).
         self.crash_notes = page_up(len(template))
-        self.put_u64(self.sym("crash_notes"), self.crash_notes)
+        self.put_u64(self.sym("crash_notes"), self.per_cpu_start + self.crash_notes)
         for cpu in self.cpus:
             self.regions[cpu.percpu] = bytearray(template) + bytearray(self.crash_notes + PAGE - len(template))
-            self.put_u64(self.sym("__per_cpu_offset") + 8 * cpu.index, cpu.percpu)
+            self.put_u64(self.sym("__per_cpu_offset") + 8 * cpu.index, self.per_cpu_offset(cpu))
             self._setup_irq_stack(cpu)
             self._setup_exception_stacks(cpu)
             self.set_irq_state(cpu, False)
@@ -104,11 +109,14 @@ class Machine:
         data, off = self._region(addr, 8)
         return struct.unpack_from("<Q", data, off)[0]
 
+    def per_cpu_offset(self, cpu):
+        return (cpu.percpu - self.per_cpu_start) & 0xFFFFFFFFFFFFFFFF
+
     def percpu_var(self, cpu, name, member=None):
-        """The address of a per-CPU variable (or a struct pcpu_hot member) on a CPU."""
-        if member:
-            return cpu.percpu + self.sym("pcpu_hot") + self.layout["pcpu_hot_" + member]
-        return cpu.percpu + self.sym(name)
+        """The address of a per-CPU variable (or a struct pcpu_hot member) on a CPU:
+        the symbol's runtime value plus __per_cpu_offset[cpu], in both per-CPU eras."""
+        base = (self.per_cpu_offset(cpu) + self.sym("pcpu_hot" if member else name)) & 0xFFFFFFFFFFFFFFFF
+        return base + self.layout["pcpu_hot_" + member] if member else base
 
     # ---- stacks and tasks
     def new_stack(self, kind, name, base, size, embedded=False):

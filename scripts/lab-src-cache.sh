@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Finds or builds a real-kernel lab made from a kernel source tree (../shared/lab/make-lab-src.sh),
+# cached between CI runs, and prints its folder on stdout: DIR/out (make-lab-src.sh's OUT:
+# vmcores/, kernel/vmlinux, labcrash/labcrash.ko) and DIR/logs (the console logs). Prints nothing and exits 0 when the tree is not on this
+# machine: the tests of that lab then skip (77).
+#
+#   scripts/lab-src-cache.sh VERSION          VERSION: 6.14 or 6.18 (the table below)
+#
+# A cached lab is used when its key matches: the tree's commit plus a hash of every lab input
+# (make-lab.sh's scenarios, make-lab-src.sh, the kernel config fragment, the module, the guest
+# init and the QEMU driver). Otherwise the tree is exported from its git directory and the
+# kernel built and crashed (about 20 minutes for 6.14, 12 for 6.18 on 2 idle cores), then the
+# source and objects are removed (the dumps, logs, vmlinux and module stay: about 9 GB).
+# Environment:
+#   BTAUDIT_LAB_CACHE  the cache folder (default /var/cache/btaudit/labs)
+#   BTAUDIT_KERNEL_GIT_6_14, BTAUDIT_KERNEL_GIT_6_18
+#                      a bare git directory of the tree (default: the search tool's fetch
+#                      location, /work/.mirror/OWNER+NAME/repo)
+#   SHARED             the shared folder (default ../shared next to the checkout)
+#   LAB_BUILD_TIMEOUT  seconds for one lab build (default 3600)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+shared=${SHARED:-$root/../shared}
+cache=${BTAUDIT_LAB_CACHE:-/var/cache/btaudit/labs}
+version=${1:?usage: lab-src-cache.sh VERSION}
+
+# version | default git directory | commit | paths left out of the export (the snapshot lacks them)
+case "$version" in
+  6.14) git_dir=${BTAUDIT_KERNEL_GIT_6_14:-/work/.mirror/perishh+linux-6.14/repo}; commit=HEAD ;;
+  # 6.18.2's newest commits add the MuQSS scheduler, which does not build when turned off.
+  6.18) git_dir=${BTAUDIT_KERNEL_GIT_6_18:-/work/.mirror/gfunkmonk+linux-6.18.2/repo}; commit=57dc26c98 ;;
+  *) echo "lab-src-cache: unknown version $version (6.14, 6.18)" >&2; exit 64 ;;
+esac
+exclude=':(exclude)drivers/gpu/drm/amd/include/asic_reg'
+log() { echo "[lab-src-cache $version $(date +%T)] $*" >&2; }
+
+lab_inputs=("$shared/lab/make-lab.sh" "$shared/lab/make-lab-src.sh" "$shared/lab/kconfig-src.config"
+            "$shared/lab/module/labcrash.c" "$shared/lab/module/Kbuild" "$shared/lab/guest-init.sh"
+            "$shared/lab/run-scenario.py")
+for f in "${lab_inputs[@]}"; do
+  [ -f "$f" ] || { log "$f missing: no lab"; exit 0; }
+done
+if ! tree=$(git --git-dir="$git_dir" rev-parse --verify -q "$commit^{commit}" 2>/dev/null); then
+  # No tree here: use any complete cached lab of this version (CI machines that keep the
+  # cache but not the tree), else none.
+  found=$(ls -d "$cache/$version"-*/done 2>/dev/null | head -n 1 || true)
+  if [ -n "$found" ]; then
+    log "no tree at $git_dir; using the cached $(dirname "$found")"
+    dirname "$found"
+  else
+    log "no tree at $git_dir and no cached lab: its tests are skipped"
+  fi
+  exit 0
+fi
+inputs_hash=$(cat "${lab_inputs[@]}" | sha256sum | cut -c1-12)
+dir="$cache/$version-${tree:0:12}-$inputs_hash"
+if [ -f "$dir/done" ]; then
+  log "cached: $dir"
+  echo "$dir"
+  exit 0
+fi
+
+log "building into $dir (tree ${tree:0:12}); make-lab-src.sh's log: $dir/make-lab.log"
+rm -rf "$dir"
+mkdir -p "$dir/src"
+git --git-dir="$git_dir" archive "$tree" -- . "$exclude" | tar -x -C "$dir/src"
+# Every stage but crash/drgn validation, which the tests do not read.
+if ! (for stage in install config kernel module initramfs scenarios check; do
+        SRC="$dir/src" LAB_OUT="$dir/out" LAB_LOGS="$dir/logs" \
+          timeout "${LAB_BUILD_TIMEOUT:-3600}" bash "$shared/lab/make-lab-src.sh" "$stage" || exit 1
+      done) >"$dir/make-lab.log" 2>&1; then
+  log "lab build failed (see $dir/make-lab.log):"
+  tail -n 15 "$dir/make-lab.log" >&2
+  exit 0
+fi
+rm -rf "$dir/src"
+touch "$dir/done"
+echo "$dir"
