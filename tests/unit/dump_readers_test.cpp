@@ -268,7 +268,9 @@ BOOST_AUTO_TEST_CASE(AnIrqStackPointerNeverSetIsAProblem) {
   ptr.map_into(mem);
   const auto cpus = read_irq_state(mem, layout, {}, {});
   BOOST_TEST(!cpus[1].irq_stack.has_value());
-  BOOST_TEST(cpus[1].problems.back().find("IRQ stack pointer is 0") != std::string::npos);
+  bool said = false;
+  for (const std::string& p : cpus[1].problems) said = said || p.find("IRQ stack pointer is 0") != std::string::npos;
+  BOOST_TEST(said);
   BOOST_TEST(cpus[0].irq_stack.has_value());
 }
 
