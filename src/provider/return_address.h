@@ -18,15 +18,15 @@ namespace btaudit {
 constexpr std::uint64_t symbol_lookup_address(std::uint64_t pc, bool exact_pc) { return exact_pc ? pc : pc - 1; }
 
 // What the kernel prints for a code address: the symbol holding it and the offset into it.
-struct PrintedSymbol {
+struct PrintedAddress {
   Symbol symbol;
   std::uint64_t offset = 0;
 };
 
-inline std::optional<PrintedSymbol> kallsyms_print(SymbolProvider& symbols, std::uint64_t pc, bool exact_pc) {
+inline std::optional<PrintedAddress> kallsyms_print(SymbolProvider& symbols, std::uint64_t pc, bool exact_pc) {
   auto s = symbols.kallsyms_at(symbol_lookup_address(pc, exact_pc));
   if (!s) return std::nullopt;
-  return PrintedSymbol{*s, pc - s->address};
+  return PrintedAddress{*s, pc - s->address};
 }
 
 }  // namespace btaudit

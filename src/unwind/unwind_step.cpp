@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "provider/return_address.h"
+
 namespace btaudit {
 
 namespace {
@@ -173,7 +175,8 @@ std::optional<std::uint64_t> StackAccess::initial(const std::string& name) const
 }
 
 StepOutcome orc_step(const UnwindState& s, const OrcTable& orc, StackAccess& access) {
-  auto e = orc.find(s.signal ? s.ip : s.ip - 1);
+  // ORC, like kallsyms, describes a return address by the call before it (provider/return_address.h).
+  auto e = orc.find(symbol_lookup_address(s.ip, s.signal));
   if (!e) return StepOutcome::not_applicable();
   return apply_rule(s, *e, access, Trust::Orc);
 }

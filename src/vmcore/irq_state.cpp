@@ -19,9 +19,8 @@ std::string hex(std::uint64_t v) {
 // per-CPU base, the symbol's relocation or the memory is wrong when a new era breaks a walk.
 std::string per_cpu_where(std::uint64_t cpu, std::uint64_t base, const char* what, std::uint64_t var,
                           const KernelLayout& l) {
-  return "at " + hex(base + var) + " (__per_cpu_offset[" + std::to_string(cpu) + "] " + hex(base) + " + " + what +
-         " " + hex(var) + (l.per_cpu.zero_based() ? ", zero-based per-CPU symbols" : ", section-based per-CPU symbols") +
-         ")";
+  return "at " + hex(base + var) + " (__per_cpu_offset[" + std::to_string(cpu) + "] " + hex(base) + " + " + what + " " +
+         hex(var) + (l.per_cpu.zero_based() ? ", zero-based per-CPU symbols" : ", section-based per-CPU symbols") + ")";
 }
 
 std::string read_comm(MemorySource& m, std::uint64_t addr, std::uint64_t size) {
@@ -99,7 +98,8 @@ std::vector<CpuState> read_irq_state(MemorySource& m, const KernelLayout& l,
         for (const ExceptionStackLayout& e : l.exception_stacks)
           s.stacks.push_back({StackKind::Exception, e.name, *cea + e.offset, *cea + e.offset + e.size});
       } else {
-        s.problems.push_back("exception stacks not located: cea_exception_stacks " + std::string(cea ? "is 0 " : "not readable ") +
+        s.problems.push_back("exception stacks not located: cea_exception_stacks " +
+                             std::string(cea ? "is 0 " : "not readable ") +
                              per_cpu_where(cpu, *base, "cea_exception_stacks", *l.cea_exception_stacks_var, l));
       }
     } else if (l.orig_ist_var) {

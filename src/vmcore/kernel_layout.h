@@ -29,11 +29,11 @@ struct ExceptionStackLayout {
 struct KernelLayout {
   IrqEra era = IrqEra::HardirqPtrInuse;
   std::string era_name;
-  std::int64_t kaslr = 0;                      // runtime = link address + kaslr
-  std::uint64_t per_cpu_offset_array = 0;      // runtime address of __per_cpu_offset[]
-  std::uint64_t nr_cpu_ids = 0;                // runtime address of nr_cpu_ids
-  std::uint64_t crash_notes = 0;               // runtime address of the crash_notes pointer (0: none)
-  PerCpuSymbols per_cpu;                       // zero-based (<=6.14) or section-based (6.15+) symbols
+  std::int64_t kaslr = 0;                  // runtime = link address + kaslr
+  std::uint64_t per_cpu_offset_array = 0;  // runtime address of __per_cpu_offset[]
+  std::uint64_t nr_cpu_ids = 0;            // runtime address of nr_cpu_ids
+  std::uint64_t crash_notes = 0;           // runtime address of the crash_notes pointer (0: none)
+  PerCpuSymbols per_cpu;                   // zero-based (<=6.14) or section-based (6.15+) symbols
   // The *_var fields below are per-CPU symbols' runtime values (per_cpu.runtime()):
   // add __per_cpu_offset[cpu] to reach a CPU's copy.
   std::uint64_t irq_stack_ptr_var = 0;         // the top-of-IRQ-stack pointer

@@ -14,8 +14,8 @@
 // In both, the address on a CPU is the symbol's runtime value + __per_cpu_offset[cpu];
 // only the runtime value differs. The era shows in the symbol itself: a zero-based one is
 // a small offset, a section-based one a kernel-image address, so each symbol is relocated
-// by what it is, and a kernel whose __per_cpu_start is missing from the symbols still works. Dynamic per-CPU pointers read from memory
-// (crash_notes, struct module's percpu) are already runtime values in both eras.
+// by what it is, and a kernel whose __per_cpu_start is missing from the symbols still works. Dynamic per-CPU pointers
+// read from memory (crash_notes, struct module's percpu) are already runtime values in both eras.
 #pragma once
 #include <cstdint>
 
