@@ -28,7 +28,9 @@ bool apply_call_site_evidence(bool reliable, bool asm_frame, Verdict& verdict, R
     }
     return true;
   }
-  if (no_call) {
+  if (reason == Reason::FunctionStart) {
+    // Already certain without the code: a function's first byte is a pointer, not a return address.
+  } else if (no_call) {
     verdict = Verdict::Stale;
     reason = Reason::NoCallBefore;
   } else if (mismatch) {

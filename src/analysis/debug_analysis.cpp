@@ -1,5 +1,6 @@
 #include "analysis/debug_analysis.h"
 
+#include <cstdio>
 #include <map>
 
 #include "analysis/call_site_check.h"
@@ -24,8 +25,14 @@ std::optional<Resolved> resolve(KernelDebugInfo& info, const Frame& f, const std
   if (f.function && f.offset) {
     auto sym = info.function(*f.function, module, f.size);
     if (!sym) return std::nullopt;
-    // kallsyms sizes run to the next symbol, so they include alignment padding.
-    if (f.size && sym->size && (*f.size < sym->size || *f.size - sym->size >= 64)) ++size_mismatches;
+    // vmlinux: the size kallsyms computes must be the printed one, exactly. A module's .ko
+    // (or an image kallsyms does not cover): sizes run past st_size by padding and __pfx_.
+    auto ks = module.empty() ? info.kallsyms_at(sym->address) : std::nullopt;
+    if (ks && ks->address == sym->address) {
+      if (f.size && ks->size != *f.size) ++size_mismatches;
+    } else if (f.size && sym->size && (*f.size < sym->size || *f.size - sym->size >= 64)) {
+      ++size_mismatches;
+    }
     return Resolved{sym->address + *f.offset, *sym};
   }
   if (f.address && module.empty() && kaslr) {
@@ -35,6 +42,16 @@ std::optional<Resolved> resolve(KernelDebugInfo& info, const Frame& f, const std
     return Resolved{a, *sym};
   }
   return std::nullopt;
+}
+
+// "f+0xoff/0xsize" as the kernel's %pB prints a vmlinux return address.
+std::optional<std::string> kallsyms_text(KernelDebugInfo& info, std::uint64_t address) {
+  auto s = info.kallsyms_at(symbol_lookup_address(address, false));
+  if (!s) return std::nullopt;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "+0x%llx/0x%llx", static_cast<unsigned long long>(address - s->address),
+                static_cast<unsigned long long>(s->size));
+  return s->name + buf;
 }
 
 // KASLR from the frames that print both an absolute address and a symbol:
@@ -90,6 +107,7 @@ void apply_debuginfo(Report& r, KernelDebugInfo& info) {
     d.address = where[i]->address;
     d.lookup_address = symbol_lookup_address(d.address, false);
     info.describe_source(d.lookup_address, d);
+    if (!f.module) d.kallsyms = kallsyms_text(info, d.address);
     f.debug = std::move(d);
   }
   if (r.rip && r.rip->function && r.rip->offset) {

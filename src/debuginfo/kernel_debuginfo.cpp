@@ -199,6 +199,12 @@ std::optional<Symbol> KernelDebugInfo::function(std::string_view name, std::stri
   auto& table = symbols_of(mod, std::string(module));
   auto [first, last] = table.by_name.equal_range(name);
   std::optional<Symbol> best;
+  if (size_hint && module.empty()) {
+    // vmlinux: the static whose kallsyms size is the printed one, exactly.
+    for (auto it = first; it != last; ++it)
+      if (auto k = kallsyms_at(it->second.address); k && k->address == it->second.address && k->size == *size_hint)
+        return it->second;
+  }
   for (auto it = first; it != last; ++it) {
     const Symbol& s = it->second;
     // kallsyms prints the distance to the next symbol, which includes alignment padding.

@@ -63,6 +63,7 @@ void write_debug_fields(JsonWriter& w, const FrameDebugInfo& d) {
     w.field("address", d.call_site->address);
     w.end_object();
   }
+  if (d.kallsyms) w.field("kallsyms", *d.kallsyms);
   if (d.corruption_evidence) w.field("corruption_evidence", true);
   if (!d.note.empty()) w.field("debug_note", d.note);
 }
