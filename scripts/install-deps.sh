@@ -11,7 +11,13 @@ packages=(
   nlohmann-json3-dev libzydis-dev libmimalloc-dev
   zlib1g-dev liblzma-dev libzstd-dev
   python3 gzip xz-utils zstd parallel sqlite3
+  libdebuginfod-dev liblz4-dev debuginfod
+  chromium
 )
+# The browser test (tests/browser) runs on Node with puppeteer-core from npm: Debian's nodejs
+# and npm, unless the machine already has a Node (another distribution of it would conflict).
+command -v node >/dev/null || packages+=(nodejs)
+command -v npm >/dev/null || packages+=(npm)
 if [ "${1:-}" = "--with-lab" ]; then
   packages+=(crash python3-drgn makedumpfile qemu-system-x86 busybox-static hyperfine linux-source-6.1)
 fi

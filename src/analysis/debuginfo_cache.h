@@ -14,6 +14,9 @@
 namespace btaudit {
 
 // Opens vmlinux once per release and keeps it for every report of the call.
+// With a BuildIdSource in the options (debuginfod), "auto" falls back to it when
+// the debug directory has no vmlinux for the release: by the build id the log
+// printed, else by the build id of the release's image under the kernel root.
 class DebugInfoCache {
  public:
   DebugInfoCache(std::string vmlinux, DebugInfoOptions options)
@@ -28,12 +31,15 @@ class DebugInfoCache {
 
  private:
   std::string find_by_release(const std::string& release) const;
+  std::string fetch_vmlinux(const Report& r);
+  DebugInfoOptions options_for(const Report& r) const;
   void note(const std::string& s);
 
   std::string vmlinux_;
   DebugInfoOptions options_;
   std::map<std::string, std::unique_ptr<KernelDebugInfo>> open_;
   std::vector<std::string> notes_;
+  std::map<std::string, std::string> image_build_ids_;  // release -> build id of its installed image ("" none)
   bool failed_ = false;
 };
 

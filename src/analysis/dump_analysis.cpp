@@ -1,5 +1,7 @@
 #include "analysis/dump_analysis.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <map>
 
@@ -32,6 +34,20 @@ class VmlinuxSymbols final : public SymbolProvider {
   KernelDebugInfo& info_;
 };
 
+// The dump's vmlinux: by release under the debug directory, else from the server
+// by the build id VMCOREINFO states (5.9+, kernel/crash_core.c).
+std::string find_vmlinux(const DumpFacts& facts, const DumpAnalysisOptions& options) {
+  std::string local = options.debug_dir + "/boot/vmlinux-" + facts.release;
+  if (!facts.release.empty() && (!options.server || ::access(local.c_str(), R_OK) == 0)) return local;
+  if (!options.server) throw DumpError(facts.path + ": VMCOREINFO names no release; give --vmlinux");
+  if (facts.build_id.empty())
+    throw DumpError(facts.path + ": no vmlinux for release " + facts.release + " under " + options.debug_dir +
+                    ", and VMCOREINFO has no BUILD-ID (before 5.9) to ask " + options.server->describe() +
+                    "; give --vmlinux");
+  return options.server->debuginfo(facts.build_id,
+                                   "vmlinux " + (facts.release.empty() ? facts.build_id : facts.release));
+}
+
 }  // namespace
 
 DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreInfo* log_info,
@@ -42,10 +58,7 @@ DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreIn
   d.format = facts.format;
   d.release = facts.release;
   d.vmlinux = options.vmlinux;
-  if (d.vmlinux.empty() || d.vmlinux == "auto") {
-    if (d.release.empty()) throw DumpError(facts.path + ": VMCOREINFO names no release; give --vmlinux");
-    d.vmlinux = "/usr/lib/debug/boot/vmlinux-" + d.release;
-  }
+  if (d.vmlinux.empty() || d.vmlinux == "auto") d.vmlinux = find_vmlinux(facts, options);
   a.info = KernelDebugInfo::open(d.vmlinux, DebugInfoOptions{});
   if (auto rel = a.info->release(); rel && !d.release.empty() && *rel != d.release)
     throw DumpError(facts.path + ": the dump is release " + d.release + " but " + d.vmlinux + " is " + *rel +

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/dump_symbols.h"
+#include "debuginfo/build_id_source.h"
 #include "debuginfo/kernel_debuginfo.h"
 #include "debuginfo/kernel_types.h"
 #include "memory/memory_source.h"
@@ -30,7 +31,9 @@ struct DumpAnalysis {
 };
 
 struct DumpAnalysisOptions {
-  std::string vmlinux;  // "" or "auto": /usr/lib/debug/boot/vmlinux-<release from VMCOREINFO>
+  std::string vmlinux;  // "" or "auto": <debug_dir>/boot/vmlinux-<release from VMCOREINFO>, else from server
+  std::string debug_dir = "/usr/lib/debug";
+  BuildIdSource* server = nullptr;  // fetches vmlinux by VMCOREINFO's BUILD-ID when debug_dir has none
   bool with_log = true;
   std::vector<int> task_pids;  // also walk these tasks when they were switched out
   bool all_tasks = false;      // also walk every switched-out task

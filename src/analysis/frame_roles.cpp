@@ -296,6 +296,7 @@ constexpr std::string_view kGenericTitleSkips[] = {
     "__mod_timer",
     "fast_dput",
     "dput",
+    "mark_buffer_dirty",  // buffer-head helper: the file system that dirtied the buffer is at fault
 };
 
 // "readb_nocheck", "write_once_size_nocheck": the (read|write)_once_.*nocheck family.

@@ -1,7 +1,9 @@
 #include "analysis/title_engine.h"
 
+#include <deque>
 #include <string_view>
 
+#include "analysis/demangle.h"
 #include "analysis/frame_roles.h"
 #include "analysis/line_pattern.h"
 #include "analysis/title_rules.h"
@@ -59,8 +61,14 @@ bool is_fault_injection_line(std::string_view s) {
     i = close + 1;
   }
   std::string_view rest = s.substr(i);
-  if (!rest.starts_with(" should_fail")) return false;
-  rest.remove_prefix(12);
+  // A console that drops the separator after its prefix also drops the frame's indentation.
+  if (i == 0 && rest.starts_with("should_fail"))
+    rest = s.substr(0);
+  else if (rest.starts_with(" should_fail"))
+    rest.remove_prefix(1);
+  else
+    return false;
+  rest.remove_prefix(11);
   if (rest.starts_with("slab")) rest.remove_prefix(4);
   while (!rest.empty() && rest[0] == '.') {
     rest.remove_prefix(1);
@@ -81,6 +89,17 @@ bool frame_names(std::string_view s, Caps& out) {
   // Every form but the bare "{F}" starts with a "[<pc>]" and "{F}" cannot start with '[':
   // the first character picks the patterns worth trying (this runs on every stack line).
   if (rest[0] != '[') return find_pattern("^{F}", rest, &out);
+  // "[foo+125/304] foo+0x7d/0x130": the frame printed by symbol in the brackets (format_table.h),
+  // then as %pS; a '?' after the bracket leaves the frame out, as it does after "[<pc>]".
+  // (powerpc's "[c000000049a87710] [c0000000000286fc] foo+0x4/0x8" starts with letters too.)
+  const std::size_t close = rest.find(']');
+  if (rest.size() > 1 && rest[1] != '<' && close != std::string_view::npos &&
+      find_pattern("^[{f}+{D}/{D}]", rest, nullptr)) {
+    std::string_view after = rest.substr(close + 1);
+    while (!after.empty() && after[0] == ' ') after.remove_prefix(1);
+    if (after.empty()) return find_pattern("^[{F}", rest, &out);
+    return find_pattern("^{F}", after, &out);
+  }
   return find_pattern("^{P} ({I}) from {P} ({F}", rest, &out) || find_pattern("^{P} {F}", rest, &out) ||
          find_pattern("^{P} {P} {F}", rest, &out);
 }
@@ -305,9 +324,15 @@ bool enough_frames(const std::vector<std::string_view>& frames, const StackRecip
   return r.extractor == Extractor::Stall && is_stall_anchor(strip_syscall_prefix(frames.back()));
 }
 
-void append_frames(std::vector<std::string_view>& frames, const Caps& caps, const StackRecipe& r) {
+// Mangled names (Rust, C++) are read as syzkaller's titles show them, before the skip
+// patterns (written for demangled names) see them. `names` holds the demangled strings.
+void append_frames(std::vector<std::string_view>& frames, const Caps& caps, const StackRecipe& r,
+                   std::deque<std::string>& names) {
   for (auto c : caps) {
     if (enough_frames(frames, r)) return;
+    if (c.size() > 3 && c[0] == '_' && (c[1] == 'R' || c[1] == 'Z')) {
+      if (auto d = demangle_symbol(c)) c = names.emplace_back(std::move(*d));
+    }
     if (!skipped(c, r)) frames.push_back(c);
   }
 }
@@ -315,7 +340,8 @@ void append_frames(std::vector<std::string_view>& frames, const Caps& caps, cons
 StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Part>& parts, const StackRecipe& r) {
   StackResult res;
   std::vector<std::string_view> frames;
-  Caps caps;  // one buffer for every line's captures (cleared per line), not an allocation each
+  std::deque<std::string> names;  // demangled frame names that `frames` views
+  Caps caps;                      // one buffer for every line's captures (cleared per line), not an allocation each
   std::size_t li = from;
   int stacks = 0;
   for (std::size_t pi = 0;; ++pi) {
@@ -341,13 +367,13 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
         if (starts_stack(ln)) break;
         caps.clear();
         if (pi + 1 < parts.size() && match_part(parts[pi + 1], ln, caps)) {
-          append_frames(frames, caps, r);
+          append_frames(frames, caps, r, names);
           ++pi;
           break;
         }
         // Once the extractor has what it will look at, later frames change nothing: the
         // lines are still read for the part that ends the stack and for fault injection.
-        if (!enough_frames(frames, r) && frame_names(ln, caps)) append_frames(frames, caps, r);
+        if (!enough_frames(frames, r) && frame_names(ln, caps)) append_frames(frames, caps, r, names);
       }
     } else {
       while (li < lines.size()) {
@@ -358,7 +384,7 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
         }
         caps.clear();
         if (match_part(part, ln, caps)) {
-          append_frames(frames, caps, r);
+          append_frames(frames, caps, r, names);
           break;
         }
       }

@@ -238,6 +238,9 @@ std::vector<Family> build() {
                    call_trace({"rcu", "kmem", "slab"}), {"INFO: suspicious RCU usage", "{S}"}),
            stacked({"INFO: task * blocked for more than {D} seconds"}, "INFO: task hung in $1",
                    call_trace({}, Extractor::Hang)),
+           // "blocked in I/O wait" is the wording of kernels that tell I/O waits apart (hung_task.c).
+           stacked({"INFO: task * blocked in I/O wait for more than {D} seconds"}, "INFO: task hung in $1",
+                   call_trace({}, Extractor::Hang)),
            stacked({"INFO: task * can't die for more than * seconds"}, "INFO: task can't die in $1",
                    call_trace({"schedule"})),
            // Old KASAN reports cut short leave only SLUB's object history.
@@ -279,6 +282,12 @@ std::vector<Family> build() {
        }});
   f.push_back(
       {"PANIC: double fault", {}, {stacked({"PANIC: double fault"}, "PANIC: double fault in $1", {{{Rip}}, {}, {}})}});
+  // Rust's panic handler (rust/kernel/lib.rs) prints the location, then the message on the
+  // next line, then BUG()s: the title is the message and the first Rust frame.
+  f.push_back({"rust_kernel: panicked",
+               {},
+               {stacked({"rust_kernel: panicked"}, "$1 in $2", call_trace({"__rustc::rust_begin_unwind"}),
+                        {"rust_kernel: panicked at *", "{R}"})}});
   f.push_back(
       {"kernel BUG",
        {},
@@ -293,6 +302,8 @@ std::vector<Family> build() {
   f.push_back({"divide error:", {}, {stacked({"divide error: "}, "divide error in $1", {{{Rip}}, {}, {}})}});
   f.push_back({"divide_error:", {}, {stacked({"divide_error: "}, "divide error in $1", {{{Rip}}, {}, {}})}});
   f.push_back({"invalid opcode:", {}, {stacked({"invalid opcode: "}, "invalid opcode in $1", {{{Rip}}, {}, {}})}});
+  // x86's do_int3 die("int3"): a breakpoint trap the kernel did not expect.
+  f.push_back({"int3:", {}, {stacked({"int3: "}, "int3 in $1", crash_site())}});
   f.push_back({"UBSAN:",
                {},
                {
@@ -324,8 +335,23 @@ std::vector<Family> build() {
            plain({"trusty: panic* ASSERT FAILED*: {R}"}, "trusty: ASSERT FAILED: $1", true),
            with_report({"trusty: panic"}, {"trusty: panic (*): {R}"}, "trusty: panic: $1"),
        }});
+  // The boot decompressor's last line: the machine rebooted while it was being watched. The
+  // same words echoed back inside another message (a mount option) are not a reboot.
+  f.push_back({"Booting the kernel",
+               {"Parsing ELF", "Decompressing Linux", "Unknown parameter '"},
+               {plain({"^Booting the kernel"}, "unexpected kernel reboot")}});
+  // kernel/irq/spurious.c __report_bad_irq: an interrupt no handler claimed, with the stack
+  // of the CPU that took it (not in syzkaller's table: its kernels boot with irqpoll off).
+  f.push_back({"nobody cared", {}, {plain({"irq {D}: nobody cared"}, "irq: nobody cared")}});
   f.push_back({"SYZFAIL:", {}, {plain({"SYZFAIL:{R}"}, "SYZFAIL:$1")}});
   f.push_back({"SYZFATAL:", {}, {plain({"SYZFATAL:{R}"}, "SYZFATAL:$1")}});
+  // Go programs of the fuzzer's own (syz-executor's helpers, gVisor's sentry) dying on the console.
+  f.push_back({"panic:",
+               {"_panic:", "xlog_status:", "ddb.onpanic:", "evtlog_status:"},
+               {plain({"panic: Sentry detected * stuck task"}, "panic: Sentry detected stuck tasks"),
+                plain({"panic:{R}"}, "panic:$1")}});
+  f.push_back(
+      {"fatal error:", {"ALSA", "fatal error: cannot create timer"}, {plain({"fatal error:"}, "go runtime error")}});
   return f;
 }
 

@@ -12,6 +12,7 @@
 #include "analysis/debuginfo_cache.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/debuginfod_options.h"
 #include "debuginfo/kernel_debuginfo.h"
 #include "input/input_error.h"
 #include "input/read_input.h"
@@ -36,7 +37,10 @@ int run_analyze(const std::vector<std::string>& args) {
   std::vector<std::string> inputs;
   std::string vmlinux;
   DebugInfoOptions debug_options;
-  po::options_description opts("btaudit analyze [options] FILE... ('-' reads standard input)");
+  po::options_description opts(
+      "btaudit analyze [options] FILE... ('-' reads standard input)\n"
+      "Logs: console and dmesg (also -T, -x), /dev/kmsg and netconsole records, syslog (RFC 3164, 5424),\n"
+      "journalctl -o short-iso / json / export, pstore; LF, CRLF or CR line ends; several boots per log");
   opts.add_options()("help,h", "show this help")("format,f", po::value(&format)->default_value("text"),
                                                  "output format: text or json")(
       "color", po::value(&colour)->default_value("auto"), "colour in text output: auto, always or never")(
@@ -46,6 +50,8 @@ int run_analyze(const std::vector<std::string>& args) {
       "module debuginfo: a lib/modules/<release> tree, a folder of .ko/.ko.debug files, or a file (repeatable)")(
       "debug-dir", po::value(&debug_options.debug_dir)->default_value("/usr/lib/debug"),
       "root of build-id and release-named debuginfo");
+  DebuginfodOptions debuginfod;
+  debuginfod.add_to(opts, true);
   po::variables_map vm;
   if (!parse_command_line("analyze", args, opts, inputs, vm)) return kExitUsage;
   if (vm.count("help")) {
@@ -66,6 +72,8 @@ int run_analyze(const std::vector<std::string>& args) {
   }
 
   int status = kExitOk;
+  std::unique_ptr<DebuginfodClient> server;
+  if (!debuginfod.apply(vmlinux, debug_options, server, "analyze")) return kExitUsage;
   DebugInfoCache debuginfo(vmlinux, debug_options);
   // Reports are analyzed and rendered as the parser completes them, then dropped: a log of
   // hundreds of MB holds tens of thousands of reports, and keeping them all until the end

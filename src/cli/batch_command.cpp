@@ -21,6 +21,7 @@
 #include "batch/progress_meter.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/debuginfod_options.h"
 #include "cli/output_file.h"
 #include "model/bucket.h"
 #include "render/bucket_render.h"
@@ -164,6 +165,8 @@ int run_batch_command(const std::vector<std::string>& args) {
                                                    "module debuginfo, as for analyze (repeatable)")(
       "debug-dir", po::value(&debug_options.debug_dir)->default_value("/usr/lib/debug"),
       "root of build-id and release-named debuginfo")("quiet,q", "no summary line");
+  DebuginfodOptions debuginfod;
+  debuginfod.add_to(opts, true);
   po::options_description hidden;  // for tests: commit more often than a real run would
   hidden.add_options()("commit-every", po::value(&commit_every));
   po::variables_map vm;
@@ -185,6 +188,8 @@ int run_batch_command(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   if (commit_every == 0) commit_every = 1;
+  std::unique_ptr<DebuginfodClient> server;
+  if (!debuginfod.apply(vmlinux, debug_options, server, "batch")) return kExitUsage;
 
   std::optional<OutputFile> reports_out;
   std::unique_ptr<ReportStore> store;

@@ -16,5 +16,6 @@ int run_vmcore(const std::vector<std::string>& args);
 int run_batch_command(const std::vector<std::string>& args);
 int run_buckets(const std::vector<std::string>& args);
 int run_merge(const std::vector<std::string>& args);
+int run_report(const std::vector<std::string>& args);
 
 }  // namespace btaudit

@@ -19,6 +19,7 @@ void usage(std::ostream& os) {
         "  batch PATH...     a corpus of logs over all cores: NDJSON reports, dedup buckets, SQLite\n"
         "  buckets           the top buckets of a batch database or of NDJSON outputs\n"
         "  merge FILE...     NDJSON outputs of many batch runs into one bucket summary\n"
+        "  report            a triage page (one HTML file) of a batch database or of NDJSON outputs\n"
         "  version           print the version\n"
         "\n"
         "'btaudit <command> --help' describes a command; man btaudit describes them all.\n";
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
     if (command == "batch") return btaudit::run_batch_command(args);
     if (command == "buckets") return btaudit::run_buckets(args);
     if (command == "merge") return btaudit::run_merge(args);
+    if (command == "report") return btaudit::run_report(args);
     if (command == "version" || command == "--version") {
       std::cout << "btaudit " << btaudit::kBtauditVersion << "\n";
       return btaudit::kExitOk;

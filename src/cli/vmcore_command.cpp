@@ -10,6 +10,7 @@
 #include "analysis/view_selection.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/debuginfod_options.h"
 #include "dump_render/dump_render.h"
 #include "dump_render/dump_svg.h"
 #include "dump_render/irqstate_text.h"
@@ -48,6 +49,7 @@ int run_vmcore(const std::vector<std::string>& args) {
   std::string vmlinux;
   int cpu = -1;
   std::vector<int> pids;
+  DebugInfoOptions debug_options;
   po::options_description opts("btaudit vmcore [options] DUMP [analyze|bt|words|irqstate|log|info]");
   opts.add_options()("help,h", "show this help")("format,f", po::value(&format)->default_value("text"),
                                                  "output format: text, json or svg (a picture of each CPU's stacks)")(
@@ -58,7 +60,11 @@ int run_vmcore(const std::vector<std::string>& args) {
       "bt: this task (repeatable): a switched-out one is walked from the frame the "
       "scheduler left, a running one is shown on its CPU")("tasks",
                                                            "bt: every switched-out task as well, after the CPUs")(
-      "color", po::value(&colour)->default_value("auto"), "colour in text output: auto, always or never");
+      "color", po::value(&colour)->default_value("auto"), "colour in text output: auto, always or never")(
+      "debug-dir", po::value(&debug_options.debug_dir)->default_value("/usr/lib/debug"),
+      "where boot/vmlinux-<release> is looked for");
+  DebuginfodOptions debuginfod;
+  debuginfod.add_to(opts, false);
   po::variables_map vm;
   if (!parse_command_line("vmcore", args, opts, positional, vm)) return kExitUsage;
   if (vm.count("help")) {
@@ -89,8 +95,12 @@ int run_vmcore(const std::vector<std::string>& args) {
   }
   TextStyle style;
   style.colour = colour == "always" || (colour == "auto" && ::isatty(STDOUT_FILENO));
+  std::string wanted = vmlinux.empty() ? "auto" : vmlinux;  // every view but log and info needs vmlinux
+  std::unique_ptr<DebuginfodClient> server;
+  if (!debuginfod.apply(wanted, debug_options, server, "vmcore")) return kExitUsage;
   try {
     auto dump = KdumpDump::open(positional[0]);
+    for (const std::string& n : dump->notes()) std::cerr << "btaudit: note: " << dump->path() << ": " << n << "\n";
     if (action == "info") {
       print_info(*dump);
       return kExitOk;
@@ -103,6 +113,8 @@ int run_vmcore(const std::vector<std::string>& args) {
     }
     DumpAnalysisOptions options;
     options.vmlinux = vmlinux;
+    options.debug_dir = debug_options.debug_dir;
+    options.server = server.get();
     options.with_log = action == "analyze";
     options.task_pids = pids;
     options.all_tasks = vm.count("tasks") > 0;

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "debuginfo/build_id_source.h"
+#include "debuginfo/kernel_build_id.h"
 #include "provider/debuginfo_error.h"
 #include "provider/kernel_kallsyms.h"
 
@@ -151,7 +153,8 @@ bool KernelDebugInfo::load_module(std::string_view module) {
   if (modules_.count(module)) return true;
   if (auto tried = module_tried_.find(module); tried != module_tried_.end()) return tried->second;
   module_tried_[std::string(module)] = false;
-  const auto file = find_module_file(module);
+  auto file = find_module_file(module);
+  if (options_.server) file = fetch_module(module, file);
   if (!file) {
     warnings_.push_back("no debuginfo for module " + std::string(module) + " (give --modules DIR)");
     return false;
@@ -166,6 +169,31 @@ bool KernelDebugInfo::load_module(std::string_view module) {
   modules_[std::string(module)] = mod;
   module_tried_[std::string(module)] = true;
   return true;
+}
+
+void KernelDebugInfo::note_module_build_id(std::string_view module, std::string_view build_id) {
+  module_build_ids_.try_emplace(normalize_module_name(module), build_id);
+}
+
+// A local file with DWARF wins; otherwise the module's build id (printed in the
+// trace, or read from the stripped file found here) asks the server.
+std::optional<std::string> KernelDebugInfo::fetch_module(std::string_view module,
+                                                         const std::optional<std::string>& local) {
+  std::optional<std::string> build_id;
+  if (const auto it = module_build_ids_.find(normalize_module_name(module)); it != module_build_ids_.end())
+    build_id = it->second;
+  if (local) {
+    const auto facts = elf_file_facts(*local);
+    if (!facts || facts->has_dwarf) return local;  // compressed or with DWARF: libdwfl reads it as it is
+    if (!build_id) build_id = facts->build_id;
+  }
+  if (!build_id) return local;
+  try {
+    return options_.server->debuginfo(*build_id, "module " + std::string(module));
+  } catch (const DebugInfoError& e) {
+    warnings_.push_back(e.what());
+    return local;
+  }
 }
 
 Dwfl_Module* KernelDebugInfo::module_for(std::string_view module) const {

@@ -23,10 +23,16 @@ struct Dwarf;
 
 namespace btaudit {
 
+class BuildIdSource;
+
 struct DebugInfoOptions {
   std::string vmlinux;                    // empty: find it under debug_dir by the report's release
   std::vector<std::string> module_paths;  // lib/modules/<release> trees, folders of .ko/.ko.debug, or files
   std::string debug_dir = "/usr/lib/debug";
+  // Where a release's kernel image (boot/vmlinuz-<release>) and modules
+  // (lib/modules/<release>) are installed: their build ids name the debuginfo to fetch.
+  std::string kernel_root = "/";
+  BuildIdSource* server = nullptr;  // debuginfod, when enabled; not owned
 };
 
 // Decides which code addresses a module-relative symbol stands for; also the
@@ -45,7 +51,10 @@ class KernelDebugInfo {
   std::optional<std::string> build_id() const { return build_id_; }
 
   // Loads a module's debuginfo once; false (and a warning) when no file is found.
+  // A module without DWARF here is fetched from options.server by its build id.
   bool load_module(std::string_view module);
+  // The build id a trace printed for a module ("[mod <build id>]", 5.14+): fetched by it when not found here.
+  void note_module_build_id(std::string_view module, std::string_view build_id);
   const std::vector<std::string>& warnings() const { return warnings_; }
 
   // A function by name in vmlinux ("" module) or a module. With several
@@ -81,6 +90,7 @@ class KernelDebugInfo {
   Dwfl_Module* module_for(std::string_view module) const;
   Dwfl_Module* module_at(std::uint64_t address) const;
   std::optional<std::string> find_module_file(std::string_view module) const;
+  std::optional<std::string> fetch_module(std::string_view module, const std::optional<std::string>& local);
 
   struct DwflDeleter {
     void operator()(Dwfl* d) const;
@@ -93,6 +103,7 @@ class KernelDebugInfo {
   DebugInfoOptions options_;
   std::map<std::string, Dwfl_Module*, std::less<>> modules_;  // loaded modules by name
   std::map<std::string, bool, std::less<>> module_tried_;
+  std::map<std::string, std::string, std::less<>> module_build_ids_;  // printed in the trace
   std::map<Dwfl_Module*, std::unique_ptr<SymbolTable>> tables_;
   std::vector<std::string> warnings_;
   std::optional<KallsymsTable> kallsyms_;  // built on first use

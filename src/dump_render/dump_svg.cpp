@@ -5,25 +5,15 @@
 #include <optional>
 #include <vector>
 
+#include "render/markup_escape.h"
+
 namespace btaudit {
 
 namespace {
 
 constexpr int kColumnWidth = 380, kGap = 160, kRow = 20, kHeader = 56, kMargin = 20, kWordsWidth = 330;
 
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out.push_back(c);
-    }
-  }
-  return out;
-}
+std::string escape(const std::string& s) { return escape_markup(s); }
 
 const char* fill(Verdict v) {
   switch (v) {

@@ -63,6 +63,9 @@ struct Report {
   std::optional<std::string> comm;
   std::optional<std::string> tainted;  // taint letters, "" when "Not tainted"
   std::optional<std::string> kernel;   // release string
+  // vmlinux's build id, printed at the end of the CPU: line by 5.14+ kernels built
+  // with CONFIG_STACKTRACE_BUILD_ID (lib/dump_stack.c, BUILD_ID_FMT " %20phN").
+  std::optional<std::string> kernel_build_id;
   std::optional<std::string> hardware;
   std::optional<CodeLocation> rip;         // crash site (RIP:/pc/NIP/EIP line)
   std::optional<CodeLocation> warn_site;   // "WARNING: ... at file:line func+off/size"

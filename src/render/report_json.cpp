@@ -104,6 +104,7 @@ void write_report_json(JsonWriter& w, const Report& r) {
   w.field("pid", r.pid);
   w.field("comm", r.comm);
   w.field("kernel", r.kernel);
+  if (r.kernel_build_id) w.field("kernel_build_id", *r.kernel_build_id);  // only when the log printed it
   w.field("tainted", r.tainted);
   w.field("hardware", r.hardware);
   w.field("arch", to_string(r.arch));

@@ -225,13 +225,36 @@ void ReportStore::commit() {
   in_transaction_ = false;
 }
 
+namespace {
+
+void check_schema(Database& db, const std::string& path) {
+  Statement version = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'");
+  if (!version.step() || version.text(0) != std::to_string(kStoreSchemaVersion))
+    throw StoreError(path + ": not a btaudit database of schema version " + std::to_string(kStoreSchemaVersion));
+  version.reset();
+}
+
+}  // namespace
+
+std::map<std::string, StoredBucketHistory> stored_bucket_history(const std::string& path) {
+  Database db(path, Database::Mode::ReadOnly);
+  check_schema(db, path);
+  std::map<std::string, StoredBucketHistory> out;
+  // Integer division floors toward zero; mtimes before 1970 are not a case worth a CASE.
+  Statement days = db.prepare(
+      "SELECT r.signature, i.mtime_ns / 86400000000000 AS day, COUNT(*) FROM reports r JOIN inputs i ON i.path = "
+      "r.path GROUP BY r.signature, day ORDER BY r.signature, day");
+  while (days.step()) out[days.text(0)].days.emplace_back(days.integer(1), static_cast<std::uint64_t>(days.integer(2)));
+  Statement examples = db.prepare(
+      "SELECT b.signature, r.json FROM buckets b JOIN reports r ON r.path = b.example_input AND r.first_line = "
+      "b.example_line AND r.signature = b.signature");
+  while (examples.step()) out[examples.text(0)].example_json = examples.text(1);
+  return out;
+}
+
 std::vector<Bucket> stored_buckets(const std::string& path) {
   Database db(path, Database::Mode::ReadOnly);
-  {
-    Statement version = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'");
-    if (!version.step() || version.text(0) != std::to_string(kStoreSchemaVersion))
-      throw StoreError(path + ": not a btaudit database of schema version " + std::to_string(kStoreSchemaVersion));
-  }
+  check_schema(db, path);
   Statement s = db.prepare(std::string("SELECT ") + kBucketColumns + " FROM buckets ORDER BY count DESC, signature");
   std::vector<Bucket> out;
   while (s.step()) out.push_back(read_bucket(s));

@@ -46,6 +46,16 @@ class ReportStore {
 // The buckets of an existing database, largest first, read-only. Throws StoreError.
 std::vector<Bucket> stored_buckets(const std::string& path);
 
+// What the triage page needs beyond a bucket: the days its reports were seen
+// (each report on the day its input's mtime falls on, UTC) and the example
+// report's JSON line.
+struct StoredBucketHistory {
+  std::vector<std::pair<std::int64_t, std::uint64_t>> days;  // (days since 1970-01-01, reports), ascending
+  std::string example_json;
+};
+// Per signature, read-only. Throws StoreError.
+std::map<std::string, StoredBucketHistory> stored_bucket_history(const std::string& path);
+
 // A read-only view for the walker thread: whether an input is already stored
 // as it is on disk now (same size and mtime).
 class StoredInputs {

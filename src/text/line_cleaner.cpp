@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "text/log_transport.h"
 #include "text/scan.h"
 
 namespace btaudit {
@@ -20,11 +21,15 @@ bool strip_level(std::string_view& s) {
   return true;
 }
 
-// "[  123.456789]" and "[123.456789] ". Returns false when s holds no timestamp.
+// "[  123.456789]", "[123.456789]", "[\t68764.975944]" (printk pads with spaces; some
+// consoles and log shippers turn the padding into a tab). Returns false when s holds no timestamp.
 bool strip_timestamp(std::string_view& s) {
   if (s.size() < 4 || s[0] != '[') return false;
   std::size_t i = 1;
   while (i < s.size() && s[i] == ' ') ++i;
+  if (i < s.size() && s[i] == '\t') {  // rare: one compare more on the common path
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  }
   const std::size_t digits = i;
   while (i < s.size() && is_digit(s[i])) ++i;
   if (i == digits || i >= s.size() || s[i] != '.') return false;
@@ -33,6 +38,25 @@ bool strip_timestamp(std::string_view& s) {
   while (i < s.size() && is_digit(s[i])) ++i;
   if (i == frac || i >= s.size() || s[i] != ']') return false;
   s.remove_prefix(i + 1);
+  return true;
+}
+
+constexpr std::array<std::string_view, 7> kWeekdays = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+
+bool is_month(std::string_view s);
+
+// `dmesg -T`: "[Mon Jan  1 00:00:00 2024]" (ctime's "%a %b %e %H:%M:%S %Y").
+[[gnu::noinline]] bool strip_human_timestamp(std::string_view& s) {
+  if (s.size() < 26 || s[0] != '[' || s[4] != ' ' || s[8] != ' ') return false;
+  bool day = false;
+  for (auto d : kWeekdays) day = day || s.substr(1, 3) == d;
+  if (!day || !is_month(s.substr(5, 3))) return false;
+  const std::size_t close = s.find(']');
+  if (close == std::string_view::npos || close < 24 || close > 32) return false;
+  std::string_view t = s.substr(9, close - 9);  // " 1 00:00:00 2024"
+  t = trim_left(t);
+  if (!dec(t) || !consume(t, " ") || t.size() < 13 || t[2] != ':' || t[5] != ':') return false;
+  s.remove_prefix(close + 1);
   return true;
 }
 
@@ -80,12 +104,16 @@ bool strip_host_and_program(std::string_view& s, bool& foreign) {
   return true;
 }
 
-// "Mon DD HH:MM:SS host kernel: msg" (syslog, journalctl -k).
-bool strip_syslog(std::string_view& s, bool& foreign) {
+bool is_month(std::string_view s) {
+  for (auto m : kMonths)
+    if (s == m) return true;
+  return false;
+}
+
+// "Mon DD HH:MM:SS host kernel: msg" (syslog RFC 3164, journalctl -k).
+[[gnu::noinline]] bool strip_syslog(std::string_view& s, bool& foreign) {
   if (s.size() < 20 || s[3] != ' ') return false;
-  bool month = false;
-  for (auto m : kMonths) month = month || s.substr(0, 3) == m;
-  if (!month) return false;
+  if (!is_month(s.substr(0, 3))) return false;
   std::string_view t = s.substr(4);
   t = trim_left(t);  // day is space padded
   if (!dec(t) || !consume(t, " ")) return false;
@@ -99,7 +127,7 @@ bool strip_syslog(std::string_view& s, bool& foreign) {
 }
 
 // "2024-01-01T00:00:00.123456+00:00 host kernel: msg" (RFC 3339 syslog, journalctl -o short-iso).
-bool strip_iso_syslog(std::string_view& s, bool& foreign) {
+[[gnu::noinline]] bool strip_iso_syslog(std::string_view& s, bool& foreign) {
   if (s.size() < 20 || !is_digit(s[0]) || s[4] != '-' || s[7] != '-' || s[10] != 'T') return false;
   const std::size_t sp = s.find(' ');
   if (sp == std::string_view::npos || sp > 40) return false;
@@ -109,9 +137,51 @@ bool strip_iso_syslog(std::string_view& s, bool& foreign) {
   return true;
 }
 
+// RFC 5424 after its "<PRI>": "1 2024-01-01T00:00:00.123456+00:00 host kernel - - - msg"
+// (VERSION TIMESTAMP HOSTNAME APP-NAME PROCID MSGID STRUCTURED-DATA MSG; "-" for a nil field).
+[[gnu::noinline]] bool strip_rfc5424(std::string_view& s, bool& foreign) {
+  if (s.size() < 16 || s[0] != '1' || s[1] != ' ') return false;
+  std::string_view t = s.substr(2);
+  std::string_view fields[5];  // timestamp, host, app, procid, msgid
+  for (auto& f : fields) {
+    const std::size_t sp = t.find(' ');
+    if (sp == std::string_view::npos || sp == 0 || sp > 64) return false;
+    f = t.substr(0, sp);
+    t.remove_prefix(sp + 1);
+  }
+  if (fields[0] != "-" && (fields[0].size() < 10 || fields[0][4] != '-')) return false;
+  // structured data: "-" or one or more "[id k="v" ...]" elements
+  if (consume(t, "-")) {
+  } else if (!t.empty() && t[0] == '[') {
+    while (!t.empty() && t[0] == '[') {
+      bool quoted = false;
+      std::size_t i = 1;
+      for (; i < t.size(); ++i) {
+        if (t[i] == '\\') {
+          ++i;
+        } else if (t[i] == '"') {
+          quoted = !quoted;
+        } else if (t[i] == ']' && !quoted) {
+          break;
+        }
+      }
+      if (i >= t.size()) return false;
+      t.remove_prefix(i + 1);
+    }
+  } else {
+    return false;
+  }
+  consume(t, " ");
+  consume(t, "\xef\xbb\xbf");  // the BOM that marks an UTF-8 MSG
+  const std::string_view app = fields[2];
+  foreign = !(app == "kernel" || app == "-" || app == "vmunix");
+  s = t;
+  return true;
+}
+
 }  // namespace
 
-CleanLine clean_line(std::string_view raw, std::uint32_t number) {
+CleanLine clean_line(std::string_view raw, std::uint32_t number, bool separator_free) {
   CleanLine out;
   out.number = number;
   std::string_view s = raw;
@@ -120,20 +190,32 @@ CleanLine clean_line(std::string_view raw, std::uint32_t number) {
   if (s.size() >= 2 && s.substr(s.size() - 2) == "\"}") s.remove_suffix(2);
 
   // Prefixes come in a few fixed orders; each pass strips at most one, and
-  // the loop is capped so a hostile line cannot make it spin.
+  // the loop is capped so a hostile line cannot make it spin. A syslog header
+  // (RFC 3164, RFC 5424, RFC 3339) opens a line or follows its "<PRI>".
+  bool header_allowed = true;
+  bool exact = false;        // the message starts right after the prefix, with no separator
+  bool space_eaten = false;  // the separator before a "[T1]" caller id was taken with the timestamp
   for (int pass = 0; pass < 6 && !s.empty(); ++pass) {
     const char c = s[0];
+    const bool syslog_here = header_allowed;
+    header_allowed = false;
     if (c == '<') {
       if (strip_level(s)) {
+        header_allowed = pass == 0;
         if (!s.empty() && s[0] == ' ' && s.size() > 1 && s[1] == '[') s.remove_prefix(1);
         continue;
       }
       break;
     }
     if (c == '[') {
-      if (strip_timestamp(s)) {
+      // (dmesg -T's "[Mon Jan  1 ...]" is tried only behind an upper-case letter: caller ids
+      // "[ T12]" and frames "[<ffff...>]" reach this line far more often.)
+      if (strip_timestamp(s) || (s.size() >= 26 && s[1] >= 'A' && s[1] <= 'Z' && strip_human_timestamp(s))) {
         out.had_timestamp = true;
-        if (s.size() > 1 && s[0] == ' ' && s[1] == '[') s.remove_prefix(1);  // "[ts] [T1]" variant
+        if (s.size() > 1 && (s[0] == ' ' || s[0] == '\t') && s[1] == '[') {  // "[ts] [T1]"
+          s.remove_prefix(1);
+          space_eaten = true;
+        }
         continue;
       }
       char kind = 0;
@@ -143,9 +225,15 @@ CleanLine clean_line(std::string_view raw, std::uint32_t number) {
         out.caller_id = id;
         continue;
       }
+      // systemd's status lines on a shared serial console: "[\x1b[0;32m  OK  \x1b[0m] Started ...".
+      if (s.size() > 1 && s[1] == '\x1b') out.foreign = true;
       break;
     }
-    if (c >= 'A' && c <= 'S' && pass == 0) {
+    if (c == '\x1b') {  // a terminal escape sequence: user space drawing on the console
+      out.foreign = true;
+      break;
+    }
+    if (c >= 'A' && c <= 'S' && syslog_here && s.size() >= 20 && s[3] == ' ') {
       bool foreign = false;
       if (strip_syslog(s, foreign)) {
         out.foreign = foreign;
@@ -153,9 +241,25 @@ CleanLine clean_line(std::string_view raw, std::uint32_t number) {
       }
       break;
     }
-    if (is_digit(c) && pass == 0) {
+    if (is_digit(c) && syslog_here) {
       bool foreign = false;
-      if (strip_iso_syslog(s, foreign)) {
+      char kind = 0;
+      unsigned id = 0;
+      // A record's priority has one to three digits before its ','; hex dumps and the like do not.
+      const bool kmsg_shaped = s.size() > 4 && (s[1] == ',' || s[2] == ',' || s[3] == ',');
+      if (const std::size_t n = kmsg_shaped ? kmsg_prefix_length(s, kind, id) : 0) {
+        // /dev/kmsg and netconsole's extended records carry the time the console prints.
+        s.remove_prefix(n);
+        out.had_timestamp = true;
+        exact = true;
+        if (kind) {
+          out.caller_kind = kind;
+          out.caller_id = id;
+        }
+        break;  // the message follows, as the kernel wrote it
+      }
+      if ((s[0] == '1' && s.size() > 1 && s[1] == ' ' && strip_rfc5424(s, foreign)) ||
+          (s.size() > 10 && s[4] == '-' && strip_iso_syslog(s, foreign))) {
         out.foreign = foreign;
         continue;
       }
@@ -172,7 +276,7 @@ CleanLine clean_line(std::string_view raw, std::uint32_t number) {
       std::string_view t = s.substr(open);
       // A timestamp's '[' is followed by a space or a digit; most brackets on such lines
       // ("[<ffffffff81234567>]", "[mod]") are not, and need no closer look.
-      if (t.size() > 1 && (t[1] == ' ' || is_digit(t[1])) && strip_timestamp(t)) {
+      if (t.size() > 1 && (t[1] == ' ' || t[1] == '\t' || is_digit(t[1])) && strip_timestamp(t)) {
         out.had_timestamp = true;
         if (t.size() > 1 && t[0] == ' ' && t[1] == '[') t.remove_prefix(1);
         char kind = 0;
@@ -187,9 +291,12 @@ CleanLine clean_line(std::string_view raw, std::uint32_t number) {
       from = open + 1;
     }
   }
-  // printk puts one space between the prefix and the message.
-  if (out.had_timestamp || out.caller_kind) {
-    if (!s.empty() && s[0] == ' ') s.remove_prefix(1);
+  // printk puts one space between the prefix and the message; a shipper may put a tab or none.
+  if ((out.had_timestamp || out.caller_kind) && !exact && !separator_free) {
+    if (!s.empty() && (s[0] == ' ' || s[0] == '\t'))
+      s.remove_prefix(1);
+    else if (!s.empty() && !space_eaten)
+      out.bare_prefix = true;
   }
   // Pointer and length read one by one: `s` was written that way by the strippers, and a
   // 16-byte load of it could not be forwarded from those stores (a stall on every line).

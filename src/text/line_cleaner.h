@@ -14,8 +14,13 @@ struct CleanLine {
   std::uint32_t caller_id = 0;
   bool foreign = false;  // a syslog/journal line written by something other than the kernel
   bool had_timestamp = false;
+  // The prefix was followed by the message with no separator ("[\t68764.975944]WARNING: ..."):
+  // on such a console one space after a prefix may be the message's own indentation.
+  bool bare_prefix = false;
 };
 
-CleanLine clean_line(std::string_view raw, std::uint32_t number);
+// `separator_free`: the log is known to put no separator after its prefixes (a line with a
+// bare prefix was seen), so a space after a prefix is the message's own indentation and is kept.
+CleanLine clean_line(std::string_view raw, std::uint32_t number, bool separator_free = false);
 
 }  // namespace btaudit

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <utility>
 
@@ -10,7 +11,9 @@
 #include <emmintrin.h>
 #endif
 
+#include "text/log_transport.h"
 #include "text/phrase_set.h"
+#include "text/scan.h"
 
 namespace btaudit {
 
@@ -19,6 +22,7 @@ namespace {
 // Whether s holds " ? ": searched from the '?', which is rare, rather than from the
 // spaces, which are everywhere (this runs on every line a report keeps).
 bool has_unreliable_mark(std::string_view s) {
+  if (s.size() > 1 && s[0] == '?' && s[1] == ' ') return true;  // the indentation lost with the prefix's separator
   for (std::size_t q = s.find('?', 1); q != std::string_view::npos && q + 1 < s.size(); q = s.find('?', q + 1))
     if (s[q - 1] == ' ' && s[q + 1] == ' ') return true;
   return false;
@@ -40,21 +44,34 @@ void own_text(Report& r) {
   r.text_storage = std::move(storage);
 }
 
-// Bit i set when b[i] is a newline, for n <= 64 bytes.
-std::uint64_t newline_mask(const char* b, std::size_t n) {
+// Bit i set when b[i] ends a line ('\n' or '\r'), for n <= 64 bytes. Every terminator the
+// kernel's consumers write is one line end: LF (dmesg, syslog), CRLF (serial consoles, Windows
+// tools), CR alone (old Mac tools, terminals that lost their LFs) and a CR inside a line (a serial
+// console's carriage return); the caller folds "\r\n" into one end.
+// kWithCr: a log with no '\r' anywhere (most) is split on '\n' alone.
+template <bool kWithCr>
+std::uint64_t line_end_mask(const char* b, std::size_t n) {
   std::uint64_t mask = 0;
   std::size_t i = 0;
 #if defined(__SSE2__)
   const __m128i newline = _mm_set1_epi8('\n');
+  const __m128i carriage = _mm_set1_epi8('\r');
   for (; i + 16 <= n; i += 16) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i));
-    mask |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, newline)))) << i;
+    __m128i hit = _mm_cmpeq_epi8(v, newline);
+    if constexpr (kWithCr) hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, carriage));
+    mask |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(hit))) << i;
   }
 #endif
   for (; i < n; ++i)
-    if (b[i] == '\n') mask |= std::uint64_t{1} << i;
+    if (b[i] == '\n' || (kWithCr && b[i] == '\r')) mask |= std::uint64_t{1} << i;
   return mask;
 }
+
+// Reports of other contexts set aside at once; more are cut as before (hostile logs).
+constexpr std::size_t kMaxParallel = 8;
+// Reports of one boot held for the boot's facts (log_parser.h) before they leave.
+constexpr std::size_t kMaxBootReports = 16;
 
 bool collects_backtraces(ReportKind k) {
   switch (k) {
@@ -152,7 +169,52 @@ void LogParser::emit(ReportBuilder&& b, ReportText&& text) {
       r.corrupted_reason = "more than " + std::to_string(limits_.max_frames) + " frames: trace cut";
     }
   }
-  sink_(std::move(r));
+  if (r.kaslr_offset && !boot_.kaslr_offset) boot_.kaslr_offset = r.kaslr_offset;
+  if (r.kernel && !boot_.release) boot_.release = r.kernel;
+  if (!r.modules.empty() && boot_.modules.empty()) boot_.modules = r.modules;
+  if (boot_reports_.capacity() < kMaxBootReports) boot_reports_.reserve(kMaxBootReports);
+  boot_reports_.push_back(std::move(r));
+  // A boot of very many reports (a fuzzer's hours without a reboot) is not held whole: memory
+  // stays bounded and is reused. The reports held leave with the boot's facts known so far.
+  if (boot_reports_.size() >= kMaxBootReports) flush_boot_reports();
+}
+
+// "Linux version 6.1.0-57-cloud-amd64 (...)" opens a boot; "Kernel Offset: 0x..." (printed at
+// panic, by dump_kernel_offset) may stand outside any report.
+void LogParser::learn_boot_line(std::string_view text) {
+  std::string_view s = text;  // both lines start their message (printk prints them unindented)
+  if (scan::consume(s, "Linux version ")) {
+    finish_all_parallel();
+    close_open();
+    flush_closed();
+    flush_trailing();
+    flush_boot();
+    const std::size_t sp = s.find(' ');
+    boot_.release = std::string(s.substr(0, sp));
+    return;
+  }
+  if (scan::consume(s, "Kernel Offset: ")) {
+    if (auto v = scan::hex0x(s)) boot_.kaslr_offset = static_cast<std::int64_t>(*v);
+  }
+}
+
+void LogParser::flush_boot_reports() {
+  // Reports leave in the order they started, reports set aside for another context's included.
+  const auto by_start = [](const Report& a, const Report& b) { return a.input.first_line < b.input.first_line; };
+  if (!std::is_sorted(boot_reports_.begin(), boot_reports_.end(), by_start))  // rarely: moves are not free
+    std::stable_sort(boot_reports_.begin(), boot_reports_.end(), by_start);
+  for (Report& r : boot_reports_) {
+    if (!r.kaslr_offset && boot_.kaslr_offset) r.kaslr_offset = boot_.kaslr_offset;
+    if (!r.kernel && boot_.release) r.kernel = boot_.release;
+    if (r.modules.empty()) r.modules = boot_.modules;
+    sink_(std::move(r));
+  }
+  boot_reports_.clear();
+}
+
+void LogParser::flush_boot() {
+  flush_boot_reports();
+  boot_ = BootFacts{};
 }
 
 void LogParser::flush_closed() {
@@ -190,8 +252,12 @@ void LogParser::start(const StartMarker& marker, const CleanLine& line) {
 
 void LogParser::feed(std::string_view raw) {
   if (raw.size() > limits_.max_line_bytes) raw = raw.substr(0, limits_.max_line_bytes);
-  const CleanLine line = clean_line(raw, ++line_no_);
+  const CleanLine line = clean_line(raw, ++line_no_, bare_prefixes_);
+  if (line.bare_prefix) bare_prefixes_ = true;
+  // Cheap first-byte test inline: this runs on every line.
+  if (!line.foreign && !line.text.empty() && (line.text[0] == 'L' || line.text[0] == 'K')) learn_boot_line(line.text);
   marker_.reset();
+  if (!parallel_.empty() && route_parallel(line)) return;
   const bool had_trailing = trailing_.has_value();
   route(line);
   // Whatever the line did, the report it now belongs to keeps it for the title rules.
@@ -269,6 +335,12 @@ void LogParser::route(const CleanLine& line) {
             open_->add_follow_up(*marker, line);
             return;
           }
+          // Rust's panic handler BUG()s after printing its message: that BUG is the panic's.
+          if (open_ && marker->kind == ReportKind::KernelBug && !open_->has_frames() &&
+              open_->report().header.starts_with("rust_kernel: panicked")) {
+            open_->add_follow_up(*marker, line);
+            return;
+          }
           // A banner opened a report whose kind is still unknown: this line names it.
           if (open_ && open_->report().kind == ReportKind::Other && !open_->has_frames() &&
               line.number - open_->report().input.first_line <= limits_.soft_window) {
@@ -276,6 +348,17 @@ void LogParser::route(const CleanLine& line) {
             return;
           }
           break;
+      }
+      // A report of another context (caller ids tell them apart) interrupts the open one: the
+      // open one is set aside, not cut, and goes on reading its own context's lines.
+      if (open_ && marker->join == JoinPolicy::Standalone && open_->caller_kind() && line.caller_kind &&
+          (line.caller_kind != open_->caller_kind() || line.caller_id != open_->caller_id()) &&
+          parallel_.size() < kMaxParallel) {
+        parallel_.push_back(Parallel{std::move(*open_), std::move(open_text_)});
+        open_.reset();
+        open_text_ = ReportText{};
+        start(*marker, line);
+        return;
       }
       if (open_ && open_->in_trace() && marker->join == JoinPolicy::Standalone) {
         // Another report starts in the middle of our trace: its lines and ours may now mix.
@@ -313,10 +396,77 @@ void LogParser::route(const CleanLine& line) {
   }
 }
 
+bool LogParser::route_parallel(const CleanLine& line) {
+  if (!line.caller_kind || line.foreign) return false;
+  if (open_ && open_->caller_kind() == line.caller_kind && open_->caller_id() == line.caller_id) return false;
+  for (std::size_t i = 0; i < parallel_.size(); ++i) {
+    Parallel& p = parallel_[i];
+    // A set-aside report whose context has been silent for a while has ended.
+    if (line.number - p.builder.last_line() > limits_.consequence_window) {
+      finish_parallel(i);
+      return route_parallel(line);
+    }
+    if (p.builder.caller_kind() != line.caller_kind || p.builder.caller_id() != line.caller_id) continue;
+    const auto marker = match_start(line.text);
+    if (marker && marker->join == JoinPolicy::Standalone) {
+      finish_parallel(i);  // this context starts a new report: its set-aside one has ended
+      return false;
+    }
+    if (marker && (marker->join == JoinPolicy::FollowUp ||
+                   (marker->join == JoinPolicy::Consequence && is_consequential_panic(marker->header))))
+      p.builder.add_follow_up(*marker, line);
+    else
+      p.builder.add_line(line);
+    keep_text(p.builder, p.text, line);
+    const EndMarker end = match_end(line.text);
+    if (end == EndMarker::EndTrace || end == EndMarker::EndKernelPanic ||
+        p.builder.idle_lines() > limits_.idle_before_trace)
+      finish_parallel(i);
+    return true;
+  }
+  return false;
+}
+
+void LogParser::finish_parallel(std::size_t i) {
+  Parallel p = std::move(parallel_[i]);
+  parallel_.erase(parallel_.begin() + static_cast<std::ptrdiff_t>(i));
+  emit(std::move(p.builder), std::move(p.text));
+}
+
+void LogParser::finish_all_parallel() {
+  while (!parallel_.empty()) finish_parallel(0);
+}
+
 void LogParser::finish() {
+  finish_all_parallel();
   close_open();
   flush_closed();
   flush_trailing();
+  flush_boot();
+}
+
+// Feeds the lines of `log` to `parser`.
+template <bool kWithCr>
+void split_lines(std::string_view log, LogParser& parser) {
+  // Line ends are found 64 bytes at a time, as a bit mask, rather than by a memchr call
+  // per line: lines average some fifty bytes, less than such a call is worth.
+  const char* const data = log.data();
+  std::size_t line = 0;
+  for (std::size_t block = 0; block < log.size(); block += 64) {
+    for (std::uint64_t nl = line_end_mask<kWithCr>(data + block, std::min<std::size_t>(64, log.size() - block));
+         nl != 0; nl &= nl - 1) {
+      const std::size_t end = block + static_cast<std::size_t>(std::countr_zero(nl));
+      if constexpr (kWithCr) {
+        if (end < line) continue;  // the '\n' of a "\r\n" already taken
+      }
+      parser.feed(log.substr(line, end - line));
+      line = end + 1;
+      if constexpr (kWithCr) {
+        if (data[end] == '\r' && line < log.size() && data[line] == '\n') ++line;
+      }
+    }
+  }
+  if (line < log.size()) parser.feed(log.substr(line));  // the last line, without its end
 }
 
 std::vector<Report> parse_log(std::string_view text, const std::string& path, ParserLimits limits) {
@@ -333,19 +483,14 @@ std::vector<Report> parse_log(std::string_view text, const std::string& path, Pa
 
 void parse_log(std::string_view text, const std::string& path, const LogParser::Sink& sink, ParserLimits limits) {
   LogParser parser(path, sink, limits);
-  // Newlines are found 64 bytes at a time, as a bit mask, rather than by a memchr call
-  // per line: lines average some fifty bytes, less than such a call is worth.
-  const char* const data = text.data();
-  std::size_t line = 0;
-  for (std::size_t block = 0; block < text.size(); block += 64) {
-    for (std::uint64_t nl = newline_mask(data + block, std::min<std::size_t>(64, text.size() - block)); nl != 0;
-         nl &= nl - 1) {
-      const std::size_t end = block + static_cast<std::size_t>(std::countr_zero(nl));
-      parser.feed(text.substr(line, end - line));
-      line = end + 1;
-    }
-  }
-  if (line < text.size()) parser.feed(text.substr(line));  // the last line, without its '\n'
+  // A journal export or /dev/kmsg dump is first turned back into console lines (log_transport.h);
+  // a console log is read in place.
+  std::string decoded;
+  const std::string_view log = decode_transport(text, decoded);
+  if (std::memchr(log.data(), '\r', log.size()) != nullptr)
+    split_lines<true>(log, parser);
+  else
+    split_lines<false>(log, parser);
   parser.finish();
 }
 

@@ -76,6 +76,31 @@ class LogParser {
   ReportText trailing_text_;
   std::optional<StartMarker> marker_;  // the start marker of the line being fed, if any
   std::optional<SoftBanner> soft_;
+  // Facts of the boot being read, which hold for every report of that boot: a WARN printed
+  // before the panic whose "Kernel Offset:" line names the KASLR offset has the same offset.
+  // A boot's reports wait here until the next boot banner or the end of the log.
+  struct BootFacts {
+    std::optional<std::int64_t> kaslr_offset;
+    std::optional<std::string> release;
+    std::vector<std::string> modules;
+  };
+  void learn_boot_line(std::string_view text);
+  void flush_boot();
+  void flush_boot_reports();
+  // Reports of other contexts (printk caller ids) interrupted by a report of this one: each
+  // keeps reading its own context's lines until it ends, so two CPUs' reports printed at once
+  // keep their own identity, frames and text.
+  struct Parallel {
+    ReportBuilder builder;
+    ReportText text;
+  };
+  bool route_parallel(const CleanLine& line);
+  void finish_parallel(std::size_t i);
+  void finish_all_parallel();
+  std::vector<Parallel> parallel_;
+  BootFacts boot_;
+  bool bare_prefixes_ = false;  // the log's prefixes come without a separator (line_cleaner.h)
+  std::vector<Report> boot_reports_;
 };
 
 // Parses a whole in-memory log. The reports own their text (Report::text_storage):

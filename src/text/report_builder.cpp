@@ -308,7 +308,7 @@ bool ReportBuilder::parse_task_line(std::string_view s) {
         t = end == std::string_view::npos ? std::string_view{} : t.substr(end);
       }
     }
-    parse_taint(t);
+    note_kernel_build_id(parse_taint(t));
     return true;
   }
   if (consume(s, "Pid: ")) {  // <= 3.9
@@ -357,6 +357,18 @@ std::string_view ReportBuilder::parse_taint(std::string_view t) {
   if (release.empty() || !is_digit(release[0])) return {};
   if (!report_.kernel) report_.kernel = std::string(release);
   return t;
+}
+
+// What follows the release on a CPU: line: "#1", a preempt model (6.16+), and with
+// CONFIG_STACKTRACE_BUILD_ID (5.14+) vmlinux's build id as its 20 bytes in hex, last.
+void ReportBuilder::note_kernel_build_id(std::string_view rest) {
+  rest = trim(rest);
+  const std::size_t sp = rest.rfind(' ');
+  const std::string_view last = sp == std::string_view::npos ? rest : rest.substr(sp + 1);
+  if (last.size() != 40 || sp == std::string_view::npos || report_.kernel_build_id) return;
+  for (char c : last)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return;
+  report_.kernel_build_id = std::string(last);
 }
 
 // Lines that carry the release and taint without a task: lockdep/RCU headers
@@ -592,10 +604,9 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
 }
 
 ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
-  if (line.foreign) {
-    ++idle_;
-    return Effect::Ignored;
-  }
+  // Another program's line (syslog, a console shared with user space) says nothing of whether
+  // the kernel has finished this report: it is not counted as an unrelated kernel line.
+  if (line.foreign) return Effect::Ignored;
   if (caller_kind_ && line.caller_kind && (line.caller_kind != caller_kind_ || line.caller_id != caller_id_)) {
     ++idle_;  // another context's output interleaved with ours: leave it out
     return Effect::Ignored;

@@ -53,6 +53,7 @@ class ReportBuilder {
   bool parse_release_taint_line(std::string_view s);
   bool add_module_words(std::string_view s, bool continuation);
   std::string_view parse_taint(std::string_view t);
+  void note_kernel_build_id(std::string_view rest);
 
   Report report_;
   bool in_trace_ = false;

@@ -133,6 +133,17 @@ constexpr Rule kRules[] = {
     // Assertions that print a stack without WARN's banner (ASSERT_RTNL before 4.x, sysctl_check).
     {"RTNL: assertion failed", ReportKind::Warning, JoinPolicy::Standalone},
     {"sysctl table check failed", ReportKind::Warning, JoinPolicy::Standalone},
+    // x86 do_int3: "int3: 0000 [#1] SMP" (an unexpected breakpoint), then the oops lines.
+    {"int3: ", ReportKind::Oops, JoinPolicy::FollowUp},
+    // Rust's panic handler: location, message, then BUG() (whose report joins this one).
+    {"rust_kernel: panicked", ReportKind::Panic, JoinPolicy::Standalone},
+    // kernel/irq/spurious.c: "irq 16: nobody cared (try booting with the "irqpoll" option)".
+    {"irq ", ReportKind::Bug, JoinPolicy::Standalone},
+    // The boot decompressor's last line: the machine rebooted.
+    {"Booting the kernel", ReportKind::Other, JoinPolicy::Standalone},
+    // Go runtime failures of the fuzzer's own programs on the console.
+    {"fatal error: ", ReportKind::Other, JoinPolicy::Standalone},
+    {"panic: ", ReportKind::Other, JoinPolicy::Standalone},
     // Panics.
     {"Kernel panic - not syncing: ", ReportKind::Panic, JoinPolicy::Consequence},
     {"kernel panic - not syncing: ", ReportKind::Panic, JoinPolicy::Consequence},
@@ -245,6 +256,18 @@ bool is_benign_start(std::string_view s) {
   };
   for (auto p : kBenignPrefixes)
     if (s.starts_with(p)) return true;
+  // "irq N: nobody cared" is a report; other "irq ..." lines are driver chatter.
+  if (s.starts_with("irq ")) {
+    std::string_view t = s.substr(4);
+    while (!t.empty() && t[0] >= '0' && t[0] <= '9') t.remove_prefix(1);
+    return !t.starts_with(": nobody cared");
+  }
+  // The words echoed back inside another message (a mount option) are not a reboot.
+  if (s.starts_with("Booting the kernel"))
+    return scan::contains(s, "Parsing ELF") || scan::contains(s, "Decompressing Linux") ||
+           scan::contains(s, "Unknown parameter '");
+  if (s.starts_with("fatal error: "))
+    return scan::contains(s, "ALSA") || s.starts_with("fatal error: cannot create timer");
   // Only a bare "INFO:" (the rest of a header lost) is left to the generic rule.
   if (s.starts_with("INFO:") && !scan::trim(s.substr(5)).empty()) {
     constexpr std::string_view kInfoReports[] = {"INFO: possible ",

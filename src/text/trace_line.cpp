@@ -75,6 +75,16 @@ std::optional<std::uint64_t> parse_plain_bracket_address(std::string_view& s) {
   return v;
 }
 
+// A number printed in decimal ("+125", "/1234") or in hex ("+0x7d").
+std::optional<std::uint64_t> dec_or_hex(std::string_view& s) {
+  if (s.size() > 2 && s[0] == '0' && s[1] == 'x') return hex0x(s);
+  std::string_view t = s;
+  auto v = dec(t);
+  if (!v || *v < 0) return std::nullopt;
+  s = t;
+  return static_cast<std::uint64_t>(*v);
+}
+
 // A symbol name: C identifiers with the compiler's suffixes (.cold, .isra.0, .constprop.1, .part.0).
 // ppc64 ELFv1 prints the code entry of a function descriptor as ".name": the dot is not part of
 // the C function, and keeping it would make the same function differ between ppc64 ABIs.
@@ -82,6 +92,35 @@ std::string_view symbol_name(std::string_view& s) {
   std::string_view name = ident(s);
   if (name.size() > 1 && name[0] == '.' && is_ident_start(name[1]) && name[1] != '.') name.remove_prefix(1);
   return name;
+}
+
+// A frame printed by symbol inside brackets or braces, the forms of kernels that printed
+// "%s+%ld" with a decimal offset: "[foo+125/304]", "{foo+125}", "{:mod:foo+125}" (2.6.0-2.6.17
+// x86_64 printk_address, module name between colons). `close` is ']' or '}'.
+bool parse_symbolic_group(std::string_view& s, char close, FrameText& f) {
+  std::string_view t = s.substr(1);
+  if (close == '}' && consume(t, ":")) {
+    const std::size_t colon = t.find(':');
+    if (colon == std::string_view::npos || colon == 0 || colon > 64) return false;
+    f.module = t.substr(0, colon);
+    t.remove_prefix(colon + 1);
+  }
+  const std::string_view name = symbol_name(t);
+  if (name.empty() || !consume(t, "+")) return false;
+  auto off = dec_or_hex(t);
+  if (!off) return false;
+  std::optional<std::uint64_t> size;
+  if (consume(t, "/")) {
+    size = dec_or_hex(t);
+    if (!size) return false;
+  }
+  if (t.empty() || t[0] != close) return false;
+  t.remove_prefix(1);
+  f.function = name;
+  f.offset = off;
+  f.size = size;
+  s = t;
+  return true;
 }
 
 // "0x..." with at least one hex digit.
@@ -141,6 +180,37 @@ void parse_suffixes(std::string_view s, FrameText& f) {
     if (sp == std::string_view::npos) return;
     s.remove_prefix(sp);
   }
+}
+
+// "<ffffffff8010e4b5>{system_call+125}" (2.6.0-2.6.8 x86_64) and "[foo+125/304]" optionally
+// followed by the same frame as %pS ("[foo+125/304] ? foo+0x7d/0x130"; the bracket names the
+// frame, a symbol after it is read as usual and wins). False, `s` untouched, for anything else.
+[[gnu::noinline]] bool parse_symbolic_frame(std::string_view& s, FrameText& f) {
+  if (s[0] == '<') {
+    std::string_view t = s.substr(1);
+    auto addr = hex(t);
+    if (!addr || !consume(t, ">") || t.empty() || t[0] != '{' || !parse_symbolic_group(t, '}', f)) return false;
+    f.address = addr;
+    parse_suffixes(t, f);
+    s = t;
+    return true;
+  }
+  std::string_view t = s;
+  if (!parse_symbolic_group(t, ']', f)) return false;
+  t = trim_left(t);
+  const bool unreliable = consume(t, "? ");
+  t = trim_left(t);
+  const FrameText bracket = f;
+  std::string_view probe = t;
+  if (parse_symbol_ref(probe)) {
+    f.reset();
+    TraceText rest;
+    if (parse_trace_text(t, rest) && rest.has_frame) f = rest.frame;
+  }
+  if (f.function.empty()) f = bracket;
+  if (unreliable) f.printed_unreliable = true;
+  s = t;
+  return true;
 }
 
 }  // namespace
@@ -234,6 +304,29 @@ bool parse_trace_text(std::string_view text, TraceText& out) {
   if (auto a = parse_bracket_address(s)) {
     f.address = a;
     s = trim_left(s);
+    // 2.6.0-2.6.17 x86_64: "[<ffffffff80110b9a>]{sys_ioctl+90}" (symbol in braces, decimal offset).
+    if (!s.empty() && s[0] == '{' && parse_symbolic_group(s, '}', f)) {
+      parse_suffixes(s, f);
+      return true;
+    }
+  } else if (s.size() > 2 && ((s[0] == '<' && is_hex(s[1])) || (s[0] == '[' && is_ident_start(s[1])))) {
+    // The forms of kernels before 2.6.18 and of hardened 2.6.2x trees (format_table.h), apart
+    // so that the common forms' code stays small.
+    if (parse_symbolic_frame(s, f)) return true;
+    if (s[0] == '<') {
+      out.has_frame = false;
+      return !out.markers.empty();
+    }
+    if (auto p = parse_plain_bracket_address(s)) {  // powerpc "[sp] [ip] symbol" with letters in sp
+      s = trim_left(s);
+      auto ip = parse_plain_bracket_address(s);
+      if (!ip) {
+        out.has_frame = false;
+        return !out.markers.empty();
+      }
+      f.address = ip;
+      s = trim_left(s);
+    }
   } else if (auto p = parse_plain_bracket_address(s)) {
     // powerpc prints "[sp] [ip] symbol": the second bracket is the code address.
     s = trim_left(s);
@@ -248,6 +341,14 @@ bool parse_trace_text(std::string_view text, TraceText& out) {
   if (consume(s, "? ")) {
     f.printed_unreliable = true;
     s = trim_left(s);
+  }
+  // 2.6.18-2.6.27 x86_64 printed a module's frames as ":mod:symbol+0x1/0x2".
+  if (s.size() > 3 && s[0] == ':' && is_ident_start(s[1])) {
+    const std::size_t colon = s.find(':', 1);
+    if (colon != std::string_view::npos && colon < 64 && colon + 1 < s.size() && is_ident_start(s[colon + 1])) {
+      f.module = s.substr(1, colon - 1);
+      s.remove_prefix(colon + 1);
+    }
   }
   const bool paren = consume(s, "(");  // arm: "(foo+0x0/0x10c)"
   const auto no_frame = [&out]() {

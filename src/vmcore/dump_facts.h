@@ -15,6 +15,7 @@ struct DumpFacts {
   std::string path;        // for messages and the report header
   std::string format;      // "elf", "diskdump", ...
   std::string release;     // VMCOREINFO OSRELEASE; "" when unknown
+  std::string build_id;    // VMCOREINFO BUILD-ID (5.9+): vmlinux's, lowercase hex; "" when unknown
   std::int64_t kaslr = 0;  // VMCOREINFO KERNELOFFSET
   std::vector<CpuRegisters> cpu_registers;
   std::string registers_from = "NT_PRSTATUS note";  // where cpu_registers came from

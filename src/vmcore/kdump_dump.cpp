@@ -11,6 +11,7 @@
 
 #include "vmcore/diskdump_notes.h"
 #include "vmcore/dump_extent.h"
+#include "vmcore/flattened_dump.h"
 
 namespace btaudit {
 
@@ -19,6 +20,7 @@ std::unique_ptr<KdumpDump> KdumpDump::open(const std::string& path) {
   d->path_ = path;
   d->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (d->fd_ < 0) throw DumpError(path + ": cannot open: " + std::strerror(errno));
+  if (is_flattened_dump(d->fd_)) d->replace_with_reassembled();
   // Checked before libkdumpfile sees the file: it would open a cut dump and
   // then read every missing page as absent, a walk of nothing instead of an error.
   struct stat st {};
@@ -42,6 +44,16 @@ std::unique_ptr<KdumpDump> KdumpDump::open(const std::string& path) {
     throw DumpError(path + ": a " + arch.val.string + " dump; btaudit reads x86_64 dumps");
   }
   return d;
+}
+
+void KdumpDump::replace_with_reassembled() {
+  ReassembledDump flat = reassemble_flattened_dump(fd_, path_);
+  ::close(fd_);
+  fd_ = flat.fd.release();
+  data_path_ = "/proc/self/fd/" + std::to_string(fd_);
+  notes_.push_back("makedumpfile flattened format: reassembled " + std::to_string(flat.records) +
+                   " records into an unlinked temporary file in " + flat.where + " (" + std::to_string(flat.bytes) +
+                   " bytes, gone when btaudit exits)");
 }
 
 KdumpDump::~KdumpDump() {
@@ -99,7 +111,8 @@ std::vector<CpuRegisters> KdumpDump::cpu_registers() const {
   if (n == 0 && format() == "diskdump") {
     // QEMU's kdump-compressed files: the notes are in the sub-header, in vCPU order.
     int cpu = 0;
-    for (auto& note : read_diskdump_prstatus(path_)) out.push_back(CpuRegisters{cpu++, std::move(note.regs)});
+    for (auto& note : read_diskdump_prstatus(data_path_.empty() ? path_ : data_path_))
+      out.push_back(CpuRegisters{cpu++, std::move(note.regs)});
     return out;
   }
   for (int cpu = 0; cpu < n; ++cpu) {
@@ -127,6 +140,7 @@ DumpFacts KdumpDump::facts() {
   f.path = path_;
   f.format = format();
   f.release = vmcoreinfo("OSRELEASE").value_or("");
+  f.build_id = vmcoreinfo("BUILD-ID").value_or("");
   f.kaslr = static_cast<std::int64_t>(vmcoreinfo_number("KERNELOFFSET", 16).value_or(0));
   f.cpu_registers = cpu_registers();
   return f;

@@ -1,5 +1,6 @@
 // A crash dump opened with libkdumpfile: ELF vmcores (/proc/vmcore copies,
-// QEMU dump-guest-memory) and kdump-compressed ones (makedumpfile, QEMU -z).
+// QEMU dump-guest-memory) and kdump-compressed ones (makedumpfile, QEMU -z),
+// also in makedumpfile's flattened format (reassembled first: flattened_dump.h).
 // Address translation is libkdumpfile's (libaddrxlat), never our own.
 #pragma once
 #include <cstdint>
@@ -37,10 +38,15 @@ class KdumpDump final : public MemorySource, public VmcoreInfo {
   std::vector<CpuRegisters> cpu_registers() const;  // from the dump's PRSTATUS notes
   // Path, format, VMCOREINFO release and KASLR offset, and the registers: what analyze_dump needs besides memory.
   DumpFacts facts();
+  // What the caller should tell the user about how the file was read (a flattened dump reassembled).
+  const std::vector<std::string>& notes() const { return notes_; }
 
  private:
   KdumpDump() = default;
+  void replace_with_reassembled();
   std::string path_;
+  std::string data_path_;  // where the dump's bytes are when not at path_ (a reassembled copy)
+  std::vector<std::string> notes_;
   int fd_ = -1;
   _kdump_ctx* ctx_ = nullptr;
 };

@@ -14,9 +14,15 @@ it cannot read the PID hash of these 6.1 dumps and lists only the running tasks.
 """
 import argparse, json, os, re, subprocess, sys
 
-BOTTOMS = ('ret_from_fork', 'entry_SYSCALL_64_after_hwframe', 'start_secondary', 'x86_64_start_reservations',
-           'x86_64_start_kernel', 'secondary_startup_64_no_verify', 'rest_init', 'start_kernel',
-           'arch_call_rest_init', 'cpu_startup_entry')
+# The functions a kernel stack ends in (the outermost frame an unwinder reports), by era:
+# ret_from_fork (every era; the C part since 6.7), ret_from_fork_asm (6.7+, "x86/entry:
+# Convert ret_from_fork to C"), entry_SYSCALL_64_after_hwframe (4.15+ user tasks in a
+# syscall), the boot CPU's and secondaries' startup paths (secondary_startup_64_no_verify
+# 5.10-6.8, common_startup_64 6.9+, start_secondary on the idle tasks of CPUs > 0).
+BOTTOMS = ('ret_from_fork', 'ret_from_fork_asm', 'entry_SYSCALL_64_after_hwframe', 'start_secondary',
+           'x86_64_start_reservations', 'x86_64_start_kernel', 'secondary_startup_64_no_verify',
+           'secondary_startup_64', 'common_startup_64', 'rest_init', 'start_kernel', 'arch_call_rest_init',
+           'cpu_startup_entry')
 TRACE = re.compile(r'^\[\s*[\d.]+\]\s+(\? )?([\w.]+)\+(0x[0-9a-f]+)/0x[0-9a-f]+')
 
 
@@ -92,7 +98,8 @@ def main():
                                 f'{reliable[-3:]} problems {t["problems"]}')
             else:
                 bottomed += 1
-    for f in failures[:20]:
+    # The comparisons with printed traces first: they are few and say the most.
+    for f in sorted(failures, key=lambda f: ' walk ' not in f)[:20]:
         print('FAIL: ' + f)
     differing = sum(' walk ' in f for f in failures)
     print(f'hung-task traces printed by the kernel and walked from the dump: {compared - differing}/{compared} identical ({frames} frames); switched-out tasks walked to a stack bottom: {bottomed}/{walked} '

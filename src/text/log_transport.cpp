@@ -1,0 +1,308 @@
+#include "text/log_transport.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+
+#include "text/scan.h"
+
+namespace btaudit {
+
+namespace {
+
+using namespace scan;
+
+// Lines looked at to judge the transport: enough to pass a banner or a shell prompt.
+constexpr int kSniffLines = 32;
+
+std::string_view next_line(std::string_view log, std::size_t& at) {
+  const std::size_t start = at;
+  std::size_t end = start;
+  while (end < log.size() && log[end] != '\n' && log[end] != '\r') ++end;
+  at = end;
+  if (at < log.size() && log[at] == '\r') ++at;
+  if (at < log.size() && log[at] == '\n') ++at;
+  return log.substr(start, end - start);
+}
+
+void append_utf8(std::string& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xc0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  } else if (cp < 0x10000) {
+    out.push_back(static_cast<char>(0xe0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  } else {
+    out.push_back(static_cast<char>(0xf0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  }
+}
+
+std::optional<std::uint32_t> hex4(std::string_view s) {
+  if (s.size() < 4) return std::nullopt;
+  std::uint32_t v = 0;
+  for (char c : s.substr(0, 4)) {
+    if (!is_hex(c)) return std::nullopt;
+    v = v * 16 + detail::kHexValue[static_cast<unsigned char>(c)];
+  }
+  return v;
+}
+
+// A JSON string starting at s[0] == '"': its decoded value appended to `out` (when not null),
+// `s` left after the closing quote. False on a malformed string.
+bool json_string(std::string_view& s, std::string* out) {
+  if (s.empty() || s[0] != '"') return false;
+  std::size_t i = 1;
+  while (i < s.size()) {
+    const char c = s[i];
+    if (c == '"') {
+      s.remove_prefix(i + 1);
+      return true;
+    }
+    if (c != '\\') {
+      if (out) out->push_back(c);
+      ++i;
+      continue;
+    }
+    if (i + 1 >= s.size()) return false;
+    const char e = s[i + 1];
+    i += 2;
+    char plain = 0;
+    switch (e) {
+      case 'n': plain = '\n'; break;
+      case 't': plain = '\t'; break;
+      case 'r': plain = '\r'; break;
+      case 'b': plain = '\b'; break;
+      case 'f': plain = '\f'; break;
+      case 'u': {
+        auto cp = hex4(s.substr(i));
+        if (!cp) return false;
+        i += 4;
+        if (*cp >= 0xd800 && *cp < 0xdc00 && s.substr(i, 2) == "\\u") {
+          if (auto lo = hex4(s.substr(i + 2)); lo && *lo >= 0xdc00 && *lo < 0xe000) {
+            cp = 0x10000 + ((*cp - 0xd800) << 10) + (*lo - 0xdc00);
+            i += 6;
+          }
+        }
+        if (out) append_utf8(*out, *cp);
+        continue;
+      }
+      default: plain = e; break;  // '"', '\\', '/'
+    }
+    if (out) out->push_back(plain);
+  }
+  return false;
+}
+
+// Skips one JSON value (string, number, literal, array or object) at the start of `s`.
+bool skip_json_value(std::string_view& s) {
+  s = trim_left(s);
+  if (s.empty()) return false;
+  if (s[0] == '"') return json_string(s, nullptr);
+  if (s[0] == '[' || s[0] == '{') {
+    int depth = 0;
+    while (!s.empty()) {
+      if (s[0] == '"') {
+        if (!json_string(s, nullptr)) return false;
+        continue;
+      }
+      if (s[0] == '[' || s[0] == '{') ++depth;
+      if (s[0] == ']' || s[0] == '}') --depth;
+      s.remove_prefix(1);
+      if (depth == 0) return true;
+    }
+    return false;
+  }
+  while (!s.empty() && s[0] != ',' && s[0] != '}' && s[0] != ']') s.remove_prefix(1);
+  return true;
+}
+
+// "MESSAGE":[104,105]: journald's form for a message that is not valid UTF-8.
+bool json_byte_array(std::string_view& s, std::string& out) {
+  if (!consume(s, "[")) return false;
+  for (;;) {
+    s = trim_left(s);
+    if (consume(s, "]")) return true;
+    auto v = dec(s);
+    if (!v || *v < 0 || *v > 255) return false;
+    out.push_back(static_cast<char>(*v));
+    s = trim_left(s);
+    consume(s, ",");
+  }
+}
+
+// One journal record: its message appended to `out` with a '\n' when it is the kernel's.
+void decode_journal_record(std::string_view line, std::string& out) {
+  std::string_view s = trim(line);
+  if (!consume(s, "{")) {
+    if (!s.empty()) {  // not a record: kept as a console line
+      out.append(line);
+      out.push_back('\n');
+    }
+    return;
+  }
+  std::string message;
+  bool has_message = false;
+  bool kernel = true;
+  std::optional<std::uint64_t> monotonic;
+  for (int guard = 0; guard < 4096; ++guard) {
+    s = trim_left(s);
+    consume(s, ",");
+    s = trim_left(s);
+    if (s.empty() || s[0] == '}') break;
+    std::string key;
+    if (!json_string(s, &key)) break;
+    s = trim_left(s);
+    if (!consume(s, ":")) break;
+    s = trim_left(s);
+    if (key == "MESSAGE") {
+      if (!s.empty() && s[0] == '"') {
+        has_message = json_string(s, &message);
+      } else if (!s.empty() && s[0] == '[') {
+        has_message = json_byte_array(s, message);
+      } else {
+        skip_json_value(s);
+      }
+      if (!has_message) break;
+    } else if (key == "_SOURCE_MONOTONIC_TIMESTAMP") {
+      // The kernel's own timestamp of the record (microseconds), printed as dmesg does.
+      std::string usec;
+      if (!json_string(s, &usec)) break;
+      std::string_view u = usec;
+      if (auto v = dec(u); v && *v >= 0 && u.empty()) monotonic = static_cast<std::uint64_t>(*v);
+    } else if (key == "_TRANSPORT") {
+      std::string transport;
+      if (!json_string(s, &transport)) break;
+      kernel = transport == "kernel";
+    } else if (!skip_json_value(s)) {
+      break;
+    }
+  }
+  if (!has_message || !kernel) return;
+  char stamp[40] = "";
+  if (monotonic)
+    std::snprintf(stamp, sizeof stamp, "[%5llu.%06llu] ", static_cast<unsigned long long>(*monotonic / 1000000),
+                  static_cast<unsigned long long>(*monotonic % 1000000));
+  // Each line of a record of several lines carries the record's time, as on a console.
+  std::string_view rest = message;
+  for (;;) {
+    const std::size_t nl = rest.find('\n');
+    out.append(stamp);
+    out.append(rest.substr(0, nl));
+    out.push_back('\n');
+    if (nl == std::string_view::npos || nl + 1 == rest.size()) break;
+    rest.remove_prefix(nl + 1);
+  }
+}
+
+// A kmsg record's text with its "\xNN" escapes undone.
+void unescape_kmsg(std::string_view text, std::string& out) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 3 < text.size() && text[i + 1] == 'x' && is_hex(text[i + 2]) && is_hex(text[i + 3])) {
+      out.push_back(static_cast<char>(detail::kHexValue[static_cast<unsigned char>(text[i + 2])] * 16 +
+                                      detail::kHexValue[static_cast<unsigned char>(text[i + 3])]));
+      i += 3;
+      continue;
+    }
+    out.push_back(text[i]);
+  }
+}
+
+// " SUBSYSTEM=pci", " DEVICE=+pci:0000:00:01.0": a record's dictionary, not the kernel's text.
+bool is_kmsg_dictionary(std::string_view line) {
+  if (line.size() < 3 || line[0] != ' ') return false;
+  std::size_t i = 1;
+  while (i < line.size() && ((line[i] >= 'A' && line[i] <= 'Z') || line[i] == '_' || is_digit(line[i]))) ++i;
+  return i > 1 && i < line.size() && line[i] == '=';
+}
+
+}  // namespace
+
+std::size_t kmsg_prefix_length(std::string_view line, char& caller_kind, unsigned& caller_id) {
+  std::string_view s = line;
+  for (int field = 0; field < 3; ++field) {  // priority, sequence, microseconds
+    if (!dec(s)) return 0;
+    if (!consume(s, ",")) return 0;
+  }
+  // flags ("-", "c", "+") and optional fields up to ';'
+  const std::size_t semi = s.find(';');
+  if (semi == std::string_view::npos || semi == 0 || semi > 48) return 0;
+  const std::string_view fields = s.substr(0, semi);
+  if (fields[0] != '-' && fields[0] != 'c' && fields[0] != '+') return 0;
+  const std::size_t caller = fields.find("caller=");
+  if (caller != std::string_view::npos && caller + 8 < fields.size()) {
+    std::string_view c = fields.substr(caller + 7);
+    const char kind = c[0];
+    c.remove_prefix(1);
+    if ((kind == 'T' || kind == 'C') && !c.empty() && is_digit(c[0])) {
+      caller_kind = kind;
+      caller_id = static_cast<unsigned>(dec(c).value_or(0));
+    }
+  }
+  return static_cast<std::size_t>(s.data() - line.data()) + semi + 1;
+}
+
+Transport detect_transport(std::string_view log) {
+  std::size_t at = 0;
+  for (int n = 0; n < kSniffLines && at < log.size();) {
+    const std::string_view line = next_line(log, at);
+    const std::string_view t = trim(line);
+    if (t.empty()) continue;
+    ++n;
+    if (t[0] == '{' && t.find("\"MESSAGE\"") != std::string_view::npos) return Transport::JournalJson;
+    char kind = 0;
+    unsigned id = 0;
+    if (kmsg_prefix_length(line, kind, id) != 0) return Transport::Kmsg;
+  }
+  return Transport::Console;
+}
+
+std::string_view decode_transport(std::string_view log, std::string& storage) {
+  // Most logs are consoles: their first byte rules out both transports without a scan.
+  const Transport transport = detect_transport(log);
+  if (transport == Transport::Console) return log;
+  storage.clear();
+  storage.reserve(log.size());
+  std::size_t at = 0;
+  bool after_record = false;
+  while (at < log.size()) {
+    const std::string_view line = next_line(log, at);
+    if (transport == Transport::JournalJson) {
+      decode_journal_record(line, storage);
+      continue;
+    }
+    char kind = 0;
+    unsigned id = 0;
+    const std::size_t prefix = kmsg_prefix_length(line, kind, id);
+    if (prefix != 0) {
+      // A record of several lines ("\x0a" inside) is printed by the console with the record's
+      // prefix on each line; so is it here.
+      std::string text;
+      unescape_kmsg(line.substr(prefix), text);
+      std::string_view rest = text;
+      for (;;) {
+        const std::size_t nl = rest.find('\n');
+        storage.append(line.substr(0, prefix));
+        storage.append(rest.substr(0, nl));
+        storage.push_back('\n');
+        if (nl == std::string_view::npos) break;
+        rest.remove_prefix(nl + 1);
+        if (rest.empty()) break;
+      }
+      after_record = true;
+      continue;
+    }
+    if (after_record && is_kmsg_dictionary(line)) continue;
+    after_record = false;
+    storage.append(line);
+    storage.push_back('\n');
+  }
+  return storage;
+}
+
+}  // namespace btaudit

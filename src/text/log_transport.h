@@ -1,0 +1,27 @@
+// Logs that reach btaudit through a transport that re-encodes the kernel's lines:
+//   journalctl -o json / export-json: one JSON object per record, the text in "MESSAGE"
+//     (a JSON string, or an array of bytes when it is not UTF-8), the source in "_TRANSPORT";
+//   /dev/kmsg (and netconsole's extended format): "6,1234,5678901,-[,caller=T1];text" records,
+//     control and non-ASCII bytes escaped as "\xNN", followed by " KEY=value" dictionary lines.
+// Both are turned back into console lines (one record, one line) before a log is split into
+// reports; anything else is read in place, unchanged and uncopied.
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace btaudit {
+
+enum class Transport { Console, JournalJson, Kmsg };
+
+// What carries `log`, judged from its first lines.
+Transport detect_transport(std::string_view log);
+
+// The console lines of `log`: `log` itself for a console log, else its decoded text, held in
+// `storage` (the returned view points there).
+std::string_view decode_transport(std::string_view log, std::string& storage);
+
+// A /dev/kmsg record prefix ("6,1234,5678901,-;" or "4,17,99,c,caller=T12;"): its length, or 0
+// when `line` does not start with one. Sets caller_kind/caller_id from a "caller=" field.
+std::size_t kmsg_prefix_length(std::string_view line, char& caller_kind, unsigned& caller_id);
+
+}  // namespace btaudit

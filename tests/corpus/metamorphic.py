@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""Metamorphic robustness of the text front end.
+
+Every sample of corpora/ and of the shared corpora is read into printk records (level, time,
+caller id, message), re-emitted under each transformation below, and analyzed; each variant
+must give the same reports (kind, title, frames with their marks, stacks and verdicts,
+guilty frame, corrupted flag, signature) as the plain dmesg form carrying the same facts.
+A transport that cannot carry a fact (journalctl short-iso has no kernel time, the journal
+no caller id) is compared with the plain form without it. A difference is a front-end bug.
+
+  metamorphic.py BTAUDIT [--corpora DIR] [--sample N] [-v]
+--sample N takes every Nth sample (the ASan build in CI); the plain build runs all of them.
+Exits 0 when every variant of every sample agrees, 77 when no sample is found.
+"""
+import argparse, json, os, re, subprocess, sys, tempfile
+
+PREFIX = re.compile(r'^(?:<(\d)>)?(?:\[\s*(\d+)\.(\d+)\])?(?:\s?\[\s*([TC])(\d+)\])?(?: |$)?')
+SYSLOG = re.compile(r'^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ (\S+?)(?:\[\d+\])?: ?')
+DMESG_X = re.compile(r'^[a-z]+\s*:[a-z]+\s*: ')
+MONTHS = 'Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec'.split()
+
+
+def records(text):
+    """The sample as (level, usec, caller, message) records; None for a field it lacks."""
+    out = []
+    for raw in re.split(r'\r\n|\n|\r', text):
+        line = raw
+        m = SYSLOG.match(line)
+        if m:
+            if m.group(1) not in ('kernel', 'vmunix'):
+                continue  # another program's line: not the kernel's record
+            line = line[m.end():]
+        line = DMESG_X.sub('', line, count=1)
+        m = PREFIX.match(line)
+        level = usec = caller = None
+        if m and (m.group(2) or m.group(4) or m.group(1)):
+            level = m.group(1)
+            if m.group(2):
+                frac = (m.group(3) + '000000')[:6]
+                usec = int(m.group(2)) * 1000000 + int(frac)
+            if m.group(4):
+                caller = m.group(4) + m.group(5)
+            line = line[m.end():]
+        out.append((level, usec, caller, line))
+    while out and out[-1][3] == '' and out[-1][1] is None:
+        out.pop()
+    if not any(r[1] is not None for r in out):
+        # A console without printk times: every transport that carries one (dmesg, /dev/kmsg,
+        # the journal) is tried with times made up here, against the plain form with the same times.
+        out = [(lv, 1000000 + 1000 * i, c, m) for i, (lv, _, c, m) in enumerate(out)]
+    return out
+
+
+def ts(usec):
+    return '[%5d.%06d]' % (usec // 1000000, usec % 1000000)
+
+
+def plain(recs, keep_ts=True, keep_caller=True):
+    lines = []
+    for level, usec, caller, msg in recs:
+        p = ''
+        if keep_ts and usec is not None:
+            p += ts(usec)
+        if keep_caller and caller:
+            p += '[%6s]' % caller
+        lines.append(p + (' ' if p else '') + msg)
+    return '\n'.join(lines) + '\n'
+
+
+def need(recs):
+    return any(r[1] is not None for r in recs), any(r[2] for r in recs)
+
+
+def human(usec):
+    s = usec // 1000000
+    return '[Mon Jan %2d %02d:%02d:%02d 2024]' % (1 + s // 86400 % 28, s // 3600 % 24, s // 60 % 60, s % 60)
+
+
+def kmsg_escape(msg):
+    out = []
+    for b in msg.encode('utf-8', 'surrogateescape'):
+        out.append('\\x%02x' % b if b < 32 or b >= 127 or b == 92 else chr(b))
+    return ''.join(out)
+
+
+def v_dmesg_T(recs):
+    return '\n'.join((human(u) + ' ' if u is not None else '') + ('[%6s] ' % c if c else '') + m
+                     for _, u, c, m in recs) + '\n'
+
+
+def v_kmsg(recs):
+    lines = []
+    for i, (lv, u, c, m) in enumerate(recs):
+        if u is None:
+            # Not a kernel record (user space sharing the console, a note of the capture tool):
+            # /dev/kmsg has no such record, a console capture keeps it as it was.
+            lines.append(m)
+            continue
+        head = '%s,%d,%d,-' % (lv or '4', i, u)
+        if c:
+            head += ',caller=' + c
+        lines.append(head + ';' + kmsg_escape(m))
+        if i % 5 == 0:
+            lines.append(' SUBSYSTEM=btaudit')
+            lines.append(' DEVICE=+btaudit:test')
+    return '\n'.join(lines) + '\n'
+
+
+def v_rfc3164(recs):
+    out = []
+    for i, (lv, u, c, m) in enumerate(recs):
+        p = (ts(u) + ' ' if u is not None else '') + ('[%6s] ' % c if c else '')
+        out.append('Jan  1 00:00:%02d host kernel: %s%s' % (i % 60, p, m))
+        if i % 9 == 4:
+            out.append('Jan  1 00:00:%02d host systemd[1]: Started btaudit-noise.service.' % (i % 60))
+    return '\n'.join(out) + '\n'
+
+
+def v_rfc5424(recs):
+    out = []
+    for i, (lv, u, c, m) in enumerate(recs):
+        p = (ts(u) + ' ' if u is not None else '') + ('[%6s] ' % c if c else '')
+        out.append('<%d>1 2024-01-01T00:00:%02d.000000+00:00 host kernel - - - %s%s' % (int(lv or 4), i % 60, p, m))
+    return '\n'.join(out) + '\n'
+
+
+def v_short_iso(recs):
+    return '\n'.join('2024-01-01T00:00:%02d+0000 host kernel: %s' % (i % 60, m)
+                     for i, (_, _, _, m) in enumerate(recs)) + '\n'
+
+
+def v_json(recs):
+    out = []
+    for i, (lv, u, c, m) in enumerate(recs):
+        rec = {'__CURSOR': 's=%d' % i, 'PRIORITY': lv or '4', '_TRANSPORT': 'kernel', 'MESSAGE': m}
+        if u is not None:
+            rec['_SOURCE_MONOTONIC_TIMESTAMP'] = str(u)
+        out.append(json.dumps(rec))
+        if i % 11 == 3:
+            out.append(json.dumps({'MESSAGE': 'Started btaudit-noise.service.', '_TRANSPORT': 'journal'}))
+    return '\n'.join(out) + '\n'
+
+
+def v_tab(recs):
+    return '\n'.join(('[\t%d.%06d]' % (u // 1000000, u % 1000000) if u is not None else '') +
+                     ('[%s]' % c if c else '') + m for _, u, c, m in recs) + '\n'
+
+
+def v_levels(recs):
+    return '\n'.join('<%s>' % (lv or '4') + (ts(u) + ' ' if u is not None else '') + ('[%6s] ' % c if c else '') + m
+                     for lv, u, c, m in recs) + '\n'
+
+
+def v_caller_layout(recs):
+    # printk's other caller-id layout: "[ts] [T12] msg" rather than "[ts][   T12] msg".
+    return '\n'.join((ts(u) + ' ' if u is not None else '') + ('[%s] ' % c if c else '') + m
+                     for _, u, c, m in recs) + '\n'
+
+
+def v_crlf(recs):
+    return plain(recs).replace('\n', '\r\n')
+
+
+def v_cr(recs):
+    return plain(recs).replace('\n', '\r')
+
+
+def v_noise(recs):
+    # A serial console shared with user space (systemd's coloured status lines) and a
+    # netconsole listener's own notes: lines that are not the kernel's.
+    out = []
+    for i, line in enumerate(plain(recs).split('\n')[:-1]):
+        out.append(line)
+        if i % 13 == 6:
+            out.append('[\x1b[0;32m  OK  \x1b[0m] Started btaudit-noise.service.' if i % 2 else
+                       '[\x1b[0;1;31mFAILED\x1b[0m] Failed to start btaudit-noise.service.')
+    return '\n'.join(out) + '\n'
+
+
+def v_pstore(recs):
+    # /sys/fs/pstore/dmesg-ramoops-N: a header line, then "<N>[ts] msg" records.
+    return 'Panic#1 Part1\n' + v_levels(recs)
+
+
+# name -> (emit, carries kernel time, carries caller ids)
+VARIANTS = {
+    'dmesg-T': (v_dmesg_T, True, True),
+    'kmsg': (v_kmsg, True, True),
+    'syslog-rfc3164': (v_rfc3164, True, True),
+    'syslog-rfc5424': (v_rfc5424, True, True),
+    'journal-short-iso': (v_short_iso, False, False),
+    'journal-json': (v_json, True, False),
+    'tab-no-space': (v_tab, True, True),
+    'levels': (v_levels, True, True),
+    'caller-layout': (v_caller_layout, True, True),
+    'crlf': (v_crlf, True, True),
+    'cr-only': (v_cr, True, True),
+    'console-noise': (v_noise, True, True),
+    'pstore': (v_pstore, True, True),
+}
+
+
+def samples(repo, corpora):
+    out = []
+    for name in sorted(os.listdir(os.path.join(repo, 'corpora'))):
+        if name.endswith('.log'):
+            out.append(('corpora/' + name, open(os.path.join(repo, 'corpora', name), 'rb').read()))
+    index = os.path.join(corpora, 'index.tsv')
+    if os.path.exists(index):
+        for row in open(index, encoding='utf-8', errors='replace').read().split('\n')[1:]:
+            f = row.split('\t')
+            if len(f) < 3 or 'input' not in f[2]:
+                continue
+            raw = open(os.path.join(corpora, f[1]), 'rb').read()
+            if f[1].startswith('syzkaller/linux/report/'):
+                raw = raw[1:] if raw.startswith(b'\n') else raw.partition(b'\n\n')[2]
+                raw = raw.split(b'\n\nREPORT:\n')[0]
+            out.append((f[1], raw))
+    return out
+
+
+def key(rep):
+    frames = [(f.get('function'), f.get('offset'), f.get('module'), f.get('printed_unreliable'), f.get('stack'),
+               f.get('verdict'), f.get('reason')) for f in rep.get('frames', [])]
+    g = rep.get('guilty') or {}
+    guilty = (g.get('function'), g.get('offset'), g.get('module'), g.get('stack'), g.get('verdict'))
+    # Line numbers are left out: a transport adds or removes lines (headers, dictionaries, noise).
+    return {'kind': rep.get('kind'), 'title': rep.get('title'), 'frames': frames, 'guilty': guilty,
+            'corrupted': rep.get('corrupted'), 'signature': rep.get('signature'), 'cpu': rep.get('cpu'),
+            'kaslr_offset': rep.get('kaslr_offset')}
+
+
+def analyze(btaudit, paths):
+    out = {}
+    for i in range(0, len(paths), 200):
+        chunk = paths[i:i + 200]
+        r = subprocess.run([btaudit, 'analyze', '--format', 'json', *chunk], capture_output=True, timeout=600)
+        doc = json.loads(r.stdout)
+        for rep in doc.get('reports', []):
+            out.setdefault(rep.get('input', {}).get('path'), []).append(key(rep))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('btaudit')
+    here = os.path.dirname(os.path.abspath(__file__))
+    repo = os.path.normpath(os.path.join(here, '..', '..'))
+    ap.add_argument('--corpora', default=os.path.join(repo, '..', 'shared', 'corpora'))
+    ap.add_argument('--sample', type=int, default=1)
+    ap.add_argument('-v', '--verbose', action='store_true')
+    a = ap.parse_args()
+    all_samples = samples(repo, a.corpora)[::max(1, a.sample)]
+    if not all_samples:
+        print('no samples found: skipped')
+        return 77
+    with tempfile.TemporaryDirectory() as work:
+        jobs = []  # (sample, variant, path, reference path)
+        paths = []
+        for n, (rel, raw) in enumerate(all_samples):
+            recs = records(raw.decode('utf-8', 'surrogateescape'))
+            has_ts, has_caller = need(recs)
+            refs = {}
+            for t in (True, False):
+                for c in (True, False):
+                    p = os.path.join(work, '%d.plain-%d%d.log' % (n, t, c))
+                    open(p, 'w', encoding='utf-8', errors='surrogateescape').write(plain(recs, t, c))
+                    refs[(t, c)] = p
+                    paths.append(p)
+            for name, (emit, t, c) in VARIANTS.items():
+                p = os.path.join(work, '%d.%s.log' % (n, name))
+                with open(p, 'w', encoding='utf-8', errors='surrogateescape', newline='') as f:
+                    f.write(emit(recs))
+                paths.append(p)
+                jobs.append((rel, name, p, refs[(t, c)]))
+        got = analyze(a.btaudit, paths)
+        failures = {}
+        for rel, name, p, ref in jobs:
+            if got.get(p, []) != got.get(ref, []):
+                failures.setdefault(name, []).append(rel)
+        total = len(jobs)
+        bad = sum(len(v) for v in failures.values())
+        for name in VARIANTS:
+            f = failures.get(name, [])
+            print('%-20s %d/%d identical%s' % (name, len(all_samples) - len(f), len(all_samples),
+                                                (': ' + ', '.join(f[:5]) + (' ...' if len(f) > 5 else '')) if f else ''))
+            if a.verbose:
+                for rel in f:
+                    print('   ', rel)
+        print('%d samples x %d transformations: %d identical, %d different' %
+              (len(all_samples), len(VARIANTS), total - bad, bad))
+        print('%d passed, %d failed' % (total - bad, bad))
+        return 0 if bad == 0 else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

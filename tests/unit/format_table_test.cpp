@@ -1,0 +1,140 @@
+// Tests generated from the trace-form table (src/text/format_table.h): every row's example
+// parses to the row's fields, alone, behind every console prefix a log pipeline adds, inside
+// a report, and (for the forms that allow them) with a module name and a '?' added.
+#include "text/format_table.h"
+
+#include <boost/test/unit_test.hpp>
+#include <string>
+#include <vector>
+
+#include "model_printers.h"
+#include "text/line_cleaner.h"
+#include "text/log_parser.h"
+#include "text/report_markers.h"
+#include "text/trace_line.h"
+
+using namespace btaudit;
+using namespace btaudit::format_table;
+
+namespace {
+
+// Checks one parsed line against a row (`module`/`unreliable` may be overridden by a variant).
+void check_row(const TraceForm& row, std::string_view line, std::string_view module, bool unreliable) {
+  BOOST_TEST_CONTEXT(row.id << ": \"" << line << "\"") {
+    const auto tl = parse_trace_line(line);
+    BOOST_REQUIRE(tl.has_value());
+    if (row.fields & kMarker) {
+      BOOST_REQUIRE(!tl->markers.empty());
+      BOOST_TEST(to_string(tl->markers.front().stack) == to_string(row.marker));
+      BOOST_TEST(tl->markers.front().open == row.marker_opens);
+    } else {
+      BOOST_TEST(tl->markers.empty());
+    }
+    const bool want_frame = !row.function.empty() || (row.fields & kAddress);
+    BOOST_REQUIRE(tl->frame.has_value() == want_frame);
+    if (!want_frame) return;
+    const Frame& f = *tl->frame;
+    BOOST_TEST(f.function.value_or("") == std::string(row.function));
+    if (row.fields & kOffset) BOOST_TEST(f.offset.value_or(~0ULL) == row.offset);
+    if (row.fields & kSize) BOOST_TEST(f.size.value_or(~0ULL) == row.size);
+    if (!(row.fields & kSize)) BOOST_TEST(!f.size.has_value());
+    BOOST_TEST(f.module.value_or("") == std::string(module));
+    if (row.fields & kAddress) BOOST_TEST(f.address.value_or(0) == row.address);
+    BOOST_TEST(f.printed_unreliable == unreliable);
+    BOOST_TEST(f.build_id.has_value() == bool(row.fields & kBuildId));
+  }
+}
+
+// The prefixes a console, dmesg, syslog or /dev/kmsg put before a kernel line.
+const std::vector<std::string> kPrefixes = {
+    "",
+    "[  123.456789] ",
+    "[\t123.456789]",
+    "[  123.456789]\t",
+    "<4>[  123.456789] ",
+    "[  123.456789] [ T1234] ",
+    "[  123.456789][    C1] ",
+    "[Mon Jan  1 00:00:00 2024] ",
+    "4,1234,123456789,-;",
+    "4,1234,123456789,-,caller=T12;",
+    "Jan  1 00:00:00 host kernel: ",
+    "<4>Jan  1 00:00:00 host kernel: [  123.456789] ",
+    "<4>1 2024-01-01T00:00:00.123456+00:00 host kernel - - - ",
+    "2024-01-01T00:00:00+0000 host kernel: ",
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(format_table)
+
+BOOST_AUTO_TEST_CASE(every_row_example_parses_to_its_fields) {
+  for (const TraceForm& row : kTraceForms) check_row(row, row.example, row.module, row.fields & kUnreliable);
+}
+
+BOOST_AUTO_TEST_CASE(every_row_behind_every_console_prefix) {
+  for (const TraceForm& row : kTraceForms) {
+    for (const std::string& prefix : kPrefixes) {
+      // A form without leading space loses nothing; one with it keeps its indentation
+      // except where the prefix's separator is a tab or absent (the same bytes either way).
+      const std::string raw = prefix + std::string(row.example);
+      const CleanLine clean = clean_line(raw, 1);
+      BOOST_TEST_CONTEXT("prefix \"" << prefix << "\"") {
+        check_row(row, clean.text, row.module, row.fields & kUnreliable);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(every_symbolic_row_with_a_module_added) {
+  for (const TraceForm& row : kTraceForms) {
+    // Forms whose line ends with "+0xoff/0xsize": the kernel appends " [mod]" there (%pS/%pB).
+    const std::string_view ex = row.example;
+    if (!(row.fields & kSize) || (row.fields & kModule) || ex.back() == ')' || ex.back() == ']' ||
+        ex.find(" from ") != std::string_view::npos || ex.find(" lib/") != std::string_view::npos)
+      continue;
+    check_row(row, std::string(ex) + " [synthmod]", "synthmod", row.fields & kUnreliable);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(every_row_inside_a_report_gives_its_frame) {
+  for (const TraceForm& row : kTraceForms) {
+    if (row.function.empty()) continue;
+    const std::string log =
+        std::string("[   10.000000] BUG: unable to handle kernel NULL pointer dereference at 0000000000000008\n") +
+        "[   10.000001] Call Trace:\n" + "[   10.000002] " + std::string(row.example) + "\n" + "[   10.000003] " +
+        std::string(row.example) + "\n";
+    const auto reports = parse_log(log, "t.log");
+    BOOST_TEST_CONTEXT(row.id) {
+      BOOST_REQUIRE(reports.size() == 1U);
+      BOOST_REQUIRE(reports[0].frames.size() == 2U);
+      BOOST_TEST(reports[0].frames[0].function.value_or("") == std::string(row.function));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(rows_cover_x86_from_2_6_18_to_today) {
+  // The x86 eras: 2.6.18 brackets, 2.6.25 '?', 2.6.28 %pS modules and inline markers,
+  // 4.10 bare symbols, 5.14 build ids, 5.16 <TASK>: each has a row.
+  for (std::string_view era : {"2.6.18", "2.6.25", "2.6.28", "4.10", "5.14", "5.16"}) {
+    bool found = false;
+    for (const TraceForm& row : kTraceForms)
+      found = found || ((row.arch == "x86_64" || row.arch == "i386") && row.introduced.starts_with(era));
+    BOOST_TEST(found, "no x86 row introduced in " << era);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(every_header_form_starts_its_report_kind) {
+  for (const HeaderForm& row : kHeaderForms) {
+    for (const std::string& prefix : kPrefixes) {
+      const std::string raw = prefix + std::string(row.example);
+      const CleanLine clean = clean_line(raw, 1);
+      BOOST_TEST_CONTEXT(row.id << " behind \"" << prefix << "\"") {
+        const auto m = match_start(clean.text);
+        BOOST_REQUIRE(m.has_value());
+        BOOST_TEST(to_string(m->kind) == to_string(row.kind));
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
