@@ -22,20 +22,20 @@ std::optional<int> parse_cpu(const std::string& s) {
 
 std::optional<CrashRequest> parse_crash_args(const std::vector<std::string>& args, std::string& error) {
   if (args.empty()) {
-    error = "give irqstate, bt, log or analyze";
+    error = "give irqstate, bt, words, log or analyze";
     return std::nullopt;
   }
   CrashRequest r;
   r.action = args[0];
-  if (r.action != "irqstate" && r.action != "bt" && r.action != "log" && r.action != "analyze") {
-    error = "unknown subcommand '" + r.action + "' (irqstate, bt, log or analyze)";
+  if (r.action != "irqstate" && r.action != "bt" && r.action != "words" && r.action != "log" && r.action != "analyze") {
+    error = "unknown subcommand '" + r.action + "' (irqstate, bt, words, log or analyze)";
     return std::nullopt;
   }
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "-j") {
       r.json = true;
-    } else if (r.action != "bt") {
+    } else if (r.action != "bt" && r.action != "words") {
       error = r.action + " takes no argument but -j ('" + a + "')";
       return std::nullopt;
     } else if (a == "-a") {

@@ -1,5 +1,5 @@
 // The arguments of crash's `btaudit` command:
-//   btaudit irqstate [-j] | bt [-a | -c CPU | PID | TASK] [-j] | log [-j] | analyze [-j]
+//   btaudit irqstate [-j] | bt|words [-a | -c CPU | PID | TASK] [-j] | log [-j] | analyze [-j]
 #pragma once
 #include <optional>
 #include <string>
@@ -8,11 +8,11 @@
 namespace btaudit {
 
 struct CrashRequest {
-  std::string action;  // "irqstate", "bt", "log", "analyze"
+  std::string action;  // "irqstate", "bt", "words", "log", "analyze"
   bool json = false;
-  bool all_cpus = false;            // bt -a
-  std::optional<int> cpu;           // bt -c CPU
-  std::optional<std::string> task;  // bt PID or task_struct address
+  bool all_cpus = false;            // bt/words -a
+  std::optional<int> cpu;           // bt/words -c CPU
+  std::optional<std::string> task;  // bt/words PID or task_struct address
 };
 
 // `args` without the command name. Nothing, and `error` set, on a usage error.

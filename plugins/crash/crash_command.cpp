@@ -8,13 +8,14 @@
 #include <vector>
 
 #include "analysis/dump_analysis.h"
+#include "analysis/view_selection.h"
 #include "crash_args.h"
 #include "crash_bridge.h"
 #include "crash_facts.h"
 #include "crash_memory.h"
-#include "debuginfo/debuginfo_error.h"
-#include "render/dump_render.h"
-#include "render/irqstate_text.h"
+#include "dump_render/dump_render.h"
+#include "dump_render/irqstate_text.h"
+#include "provider/debuginfo_error.h"
 
 namespace btaudit {
 
@@ -23,15 +24,15 @@ namespace {
 void write(const std::string& s) { btaudit_crash_write(s.data(), s.size()); }
 
 struct BtTarget {
-  int cpu = -1;                // -1 all CPUs, kNoCpus none, else that CPU
-  std::optional<int> blocked;  // a switched-out task's PID, walked from its inactive_task_frame
+  std::optional<int> cpu;      // none: every CPU (or, with `blocked`, the task's own view)
+  std::optional<int> blocked;  // a task crash does not see running: walked from its inactive_task_frame
 };
 
-// What `bt` shows: every CPU, the CPU of -c or of the named task (crash's
+// What `bt` and `words` show: every CPU, the CPU of -c or of the named task (crash's
 // current context when none is named), or a task that was not running.
 std::optional<BtTarget> bt_target(const CrashRequest& r) {
   if (r.all_cpus) return BtTarget{};
-  if (r.cpu) return BtTarget{*r.cpu, std::nullopt};
+  if (r.cpu) return BtTarget{r.cpu, std::nullopt};
   std::uint64_t task = 0, pid = 0;
   int cpu = -1;
   char comm[32] = {};
@@ -40,58 +41,54 @@ std::optional<BtTarget> bt_target(const CrashRequest& r) {
     // crash 8.0.2 cannot read the PID hash of some kernels (6.1's) and knows only the
     // running tasks; btaudit reads init_task's list itself, so a PID is still worth a try.
     const bool numeric = !arg.empty() && arg.size() < 10 && arg.find_first_not_of("0123456789") == std::string::npos;
-    if (numeric) return BtTarget{kNoCpus, std::stoi(arg)};
+    if (numeric) return BtTarget{std::nullopt, std::stoi(arg)};
     write("btaudit: no task " + arg + "\n");
     return std::nullopt;
   }
-  if (cpu < 0) return BtTarget{kNoCpus, static_cast<int>(pid)};
+  if (cpu < 0) return BtTarget{std::nullopt, static_cast<int>(pid)};
   return BtTarget{cpu, std::nullopt};
 }
 
 int run(const CrashRequest& r) {
-  int only_cpu = -1;
-  std::optional<int> blocked_pid;
-  if (r.action == "bt") {
-    auto target = bt_target(r);
-    if (!target) return 0;
-    only_cpu = target->cpu;
-    blocked_pid = target->blocked;
+  BtTarget target;
+  const bool walks = r.action == "bt" || r.action == "words";
+  if (walks) {
+    auto t = bt_target(r);
+    if (!t) return 0;
+    target = *t;
   }
   CrashMemory memory(btaudit_crash_dumpfile());
   const DumpFacts facts = crash_dump_facts(memory);
   DumpAnalysisOptions options;
   options.vmlinux = btaudit_crash_vmlinux();
   options.with_log = r.action == "log" || r.action == "analyze";
-  if (blocked_pid) options.task_pids.push_back(*blocked_pid);
+  options.words = r.action == "words";
+  if (target.blocked) options.task_pids.push_back(*target.blocked);
   const DumpAnalysis a = analyze_dump(memory, facts, &memory, options);
-  if (blocked_pid && a.walk.tasks.empty()) {
-    for (const CpuWalk& cw : a.walk.cpus)
-      if (!a.running_pids.empty() && cw.state.pid == *blocked_pid) only_cpu = cw.state.cpu;
-    if (only_cpu == kNoCpus) {
-      write("btaudit: PID " + std::to_string(*blocked_pid) + " is not on the kernel's task list\n");
-      return 0;
-    }
+  std::vector<int> pids;
+  if (target.blocked) pids.push_back(*target.blocked);
+  const ViewSelection view = select_view(a.model, target.cpu, pids);
+  if (!view.missing_pids.empty()) {
+    write("btaudit: PID " + std::to_string(view.missing_pids.front()) + " is not on the kernel's task list\n");
+    return 0;
   }
-  if (only_cpu >= 0) {
-    bool known = false;
-    for (const CpuWalk& cw : a.walk.cpus) known = known || cw.state.cpu == only_cpu;
-    if (!known) {
-      write("btaudit: no CPU " + std::to_string(only_cpu) + " in this dump (" + std::to_string(a.walk.cpus.size()) +
-            " CPUs)\n");
-      return 0;
-    }
+  if (!view.error.empty()) {
+    write("btaudit: " + view.error + "\n");
+    return 0;
   }
   const TextStyle style;  // no colour: crash's output goes through its pager or a pipe
   if (r.json)
-    write(render_dump_json(a, only_cpu));
+    write(render_dump_json(a.model, view.only_cpu));
   else if (r.action == "irqstate")
-    write(render_irq_state_text(a));
+    write(render_irq_state_text(a.model));
   else if (r.action == "bt")
-    write(render_dump_text(a, style, only_cpu, false));
+    write(render_dump_text(a.model, style, view.only_cpu, false));
+  else if (r.action == "words")
+    write(render_words_text(a.model, view.only_cpu));
   else if (r.action == "log")
-    write(render_dump_reports_text(a, style));
+    write(render_dump_reports_text(a.model, style));
   else
-    write(render_dump_text(a, style, -1, true));
+    write(render_dump_text(a.model, style, kAllCpus, true));
   return 0;
 }
 

@@ -37,7 +37,7 @@ bool is_return_thunk(const std::string& n) {
 }
 }  // namespace
 
-CallSiteFinding CallSiteChecker::find_call(std::uint64_t ret, const std::optional<CodeSymbol>& function) {
+CallSiteFinding CallSiteChecker::find_call(std::uint64_t ret, const std::optional<Symbol>& function) {
   const auto key = std::make_pair(ret, function ? function->address : ~std::uint64_t{0});
   if (auto it = calls_.find(key); it != calls_.end()) return it->second;
   return calls_.emplace(key, decode_call(ret, function)).first->second;
@@ -49,7 +49,7 @@ Reach CallSiteChecker::reaches(std::uint64_t target, std::uint64_t callee) {
   return reached_.emplace(key, follow_tail_calls(target, callee)).first->second;
 }
 
-CallSiteFinding CallSiteChecker::decode_call(std::uint64_t ret, const std::optional<CodeSymbol>& function) {
+CallSiteFinding CallSiteChecker::decode_call(std::uint64_t ret, const std::optional<Symbol>& function) {
   CallSiteFinding out;
   std::optional<std::uint64_t> insn_start;
 
@@ -144,6 +144,7 @@ CallSiteFinding CallSiteChecker::decode_call(std::uint64_t ret, const std::optio
     return out;
   }
   if (d->target) {
+    out.target_address = d->target;
     if (auto sym = code_.symbol_at(*d->target)) {
       out.site.target =
           sym->address == *d->target ? sym->name : sym->name + "+" + std::to_string(*d->target - sym->address);

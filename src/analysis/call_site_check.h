@@ -8,18 +8,19 @@
 #include <string>
 #include <utility>
 
-#include "analysis/code_source.h"
 #include "disasm/x86_decoder.h"
 #include "model/debug_info.h"
+#include "provider/code_source.h"
 
 namespace btaudit {
 
 enum class Reach { Yes, No, Unknown };
 
 struct CallSiteFinding {
-  CallSite site;         // kind None: the instruction before is not a call
-  bool decided = false;  // false when the bytes could not be read or decoded
-  std::string note;      // how it was decided, or why it could not be
+  CallSite site;                                // kind None: the instruction before is not a call
+  std::optional<std::uint64_t> target_address;  // a direct call's decoded target (relocated code only)
+  bool decided = false;                         // false when the bytes could not be read or decoded
+  std::string note;                             // how it was decided, or why it could not be
 };
 
 // Answers are remembered for the checker's life (one report, or one dump's
@@ -32,14 +33,14 @@ class CallSiteChecker {
 
   // The instruction that ends exactly at `return_address`. `function` is the
   // symbol holding return_address - 1, used for a forward sweep from its start.
-  CallSiteFinding find_call(std::uint64_t return_address, const std::optional<CodeSymbol>& function);
+  CallSiteFinding find_call(std::uint64_t return_address, const std::optional<Symbol>& function);
 
   // Whether a direct call to `target` can reach the function starting at `callee`
   // (the frame above), following tail calls up to a small depth.
   Reach reaches(std::uint64_t target, std::uint64_t callee);
 
  private:
-  CallSiteFinding decode_call(std::uint64_t return_address, const std::optional<CodeSymbol>& function);
+  CallSiteFinding decode_call(std::uint64_t return_address, const std::optional<Symbol>& function);
   Reach follow_tail_calls(std::uint64_t target, std::uint64_t callee);
   bool is_indirect_trampoline(const std::string& name) const;
   CodeSource& code_;

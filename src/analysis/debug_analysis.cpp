@@ -1,10 +1,13 @@
 #include "analysis/debug_analysis.h"
 
+#include <cstdio>
 #include <map>
 
 #include "analysis/call_site_check.h"
+#include "analysis/call_site_verdict.h"
 #include "analysis/frame_roles.h"
 #include "debuginfo/debuginfo_code_source.h"
+#include "provider/return_address.h"
 
 namespace btaudit {
 
@@ -12,7 +15,7 @@ namespace {
 
 struct Resolved {
   std::uint64_t address = 0;  // in the debuginfo layout
-  CodeSymbol function;
+  Symbol function;
 };
 
 // Where a printed frame's return address is in the debuginfo's layout.
@@ -22,17 +25,33 @@ std::optional<Resolved> resolve(KernelDebugInfo& info, const Frame& f, const std
   if (f.function && f.offset) {
     auto sym = info.function(*f.function, module, f.size);
     if (!sym) return std::nullopt;
-    // kallsyms sizes run to the next symbol, so they include alignment padding.
-    if (f.size && sym->size && (*f.size < sym->size || *f.size - sym->size >= 64)) ++size_mismatches;
-    return Resolved{sym->address + *f.offset, CodeSymbol{sym->name, sym->address, sym->size}};
+    // vmlinux: the size kallsyms computes must be the printed one, exactly. A module's .ko
+    // (or an image kallsyms does not cover): sizes run past st_size by padding and __pfx_.
+    auto ks = module.empty() ? info.kallsyms_at(sym->address) : std::nullopt;
+    if (ks && ks->address == sym->address) {
+      if (f.size && ks->size != *f.size) ++size_mismatches;
+    } else if (f.size && sym->size && (*f.size < sym->size || *f.size - sym->size >= 64)) {
+      ++size_mismatches;
+    }
+    return Resolved{sym->address + *f.offset, *sym};
   }
   if (f.address && module.empty() && kaslr) {
     const std::uint64_t a = *f.address - static_cast<std::uint64_t>(*kaslr);
-    auto sym = info.symbol_at(a - 1);
+    auto sym = info.symbol_at(symbol_lookup_address(a, false));
     if (!sym) return std::nullopt;
-    return Resolved{a, CodeSymbol{sym->name, sym->address, sym->size}};
+    return Resolved{a, *sym};
   }
   return std::nullopt;
+}
+
+// "f+0xoff/0xsize" as the kernel's %pB prints a vmlinux return address.
+std::optional<std::string> kallsyms_text(KernelDebugInfo& info, std::uint64_t address) {
+  auto s = info.kallsyms_at(symbol_lookup_address(address, false));
+  if (!s) return std::nullopt;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "+0x%llx/0x%llx", static_cast<unsigned long long>(address - s->address),
+                static_cast<unsigned long long>(s->size));
+  return s->name + buf;
 }
 
 // KASLR from the frames that print both an absolute address and a symbol:
@@ -64,11 +83,6 @@ void infer_kaslr(Report& r, KernelDebugInfo& info) {
   } else if (!votes.empty()) {
     r.debug_warnings.push_back("frames disagree on the kernel offset: not inferred");
   }
-}
-
-bool keeps_text_stale(Reason r) {
-  return r == Reason::SkippedByUnwinder || r == Reason::AfterChainEnd || r == Reason::DuplicateOfAbove ||
-         r == Reason::FunctionStart;
 }
 
 // A frame whose call site was never looked at: its text verdict stands, said so.
@@ -105,8 +119,9 @@ void apply_debuginfo(Report& r, KernelDebugInfo& info, const CheckBudget& budget
     ++resolved_count;
     FrameDebugInfo d;
     d.address = where[i]->address;
-    d.lookup_address = d.address - 1;  // a return address: the call is the byte before
+    d.lookup_address = symbol_lookup_address(d.address, false);
     info.describe_source(d.lookup_address, d);
+    if (!f.module) d.kallsyms = kallsyms_text(info, d.address);
     f.debug = std::move(d);
   }
   if (r.rip && r.rip->function && r.rip->offset) {
@@ -159,37 +174,12 @@ void apply_debuginfo(Report& r, KernelDebugInfo& info, const CheckBudget& budget
           if (tsym) reach = checker.reaches(tsym->address, callee);
         }
       }
-      const bool no_call = finding.site.kind == CallKind::None;
-      const bool mismatch = finding.site.kind == CallKind::Direct && reach == Reach::No;
-      if (!f.printed_unreliable) {
-        // Entry and start-up assembly pushes return addresses by hand
-        // (secondary_startup_64's lretq): their call sites prove nothing.
-        const bool asm_frame = f.function && (is_chain_terminal(*f.function) || is_entry_code(*f.function));
-        if ((no_call || mismatch) && !asm_frame) {
-          f.debug->corruption_evidence = true;
-          f.debug->note = no_call ? "reliable frame not preceded by a call: evidence of stack corruption"
-                                  : "reliable frame whose call cannot reach the frame above: evidence of stack "
-                                    "corruption or a missed tail call";
-        }
+      // Entry and start-up assembly pushes return addresses by hand
+      // (secondary_startup_64's lretq): their call sites prove nothing.
+      const bool asm_frame = f.function && (is_chain_terminal(*f.function) || is_entry_code(*f.function));
+      const CallSiteEvidence evidence{finding, reach, above != kNone ? where[above]->function.name : std::string()};
+      if (apply_call_site_evidence(!f.printed_unreliable, asm_frame, f.verdict, f.reason, *f.debug, evidence))
         above = i;
-        continue;
-      }
-      if (no_call) {
-        f.verdict = Verdict::Stale;
-        f.reason = Reason::NoCallBefore;
-      } else if (mismatch) {
-        f.verdict = Verdict::Stale;
-        f.reason = Reason::CallTargetMismatch;
-        f.debug->note =
-            "direct call to " + finding.site.target.value_or("?") + " cannot reach " + where[above]->function.name;
-      } else if (f.verdict == Verdict::Stale && keeps_text_stale(f.reason)) {
-        // A real call site, but the unwinder (or the text) already shows the
-        // slot is not on the live chain: a leftover from an earlier call.
-      } else if (f.reason != Reason::ReportingPath) {
-        f.verdict = Verdict::Plausible;
-        f.reason = Reason::CallSitePlausible;
-      }
-      if (f.verdict != Verdict::Stale) above = i;
     }
   }
   if (unchecked > 0) {

@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "debuginfo/build_id_source.h"
-#include "debuginfo/debuginfo_error.h"
+#include "provider/debuginfo_error.h"
 #include "debuginfo/kernel_build_id.h"
 
 namespace btaudit {

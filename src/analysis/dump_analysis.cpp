@@ -6,16 +6,33 @@
 #include <map>
 
 #include "analysis/analyze_report.h"
-#include "analysis/walk_report.h"
+#include "analysis/crosscheck.h"
+#include "analysis/stack_words.h"
+#include "analysis/walk_verdicts.h"
 #include "text/log_parser.h"
+#include "unwind/dump_walk.h"
 #include "vmcore/crash_notes.h"
 #include "vmcore/printk_log.h"
+#include "vmcore/task_list.h"
 
 namespace btaudit {
 
 namespace {
 
 constexpr int kMaxCpus = 8192;  // as read_irq_state: more is a corrupt register table
+
+// vmlinux's symbols by name (link addresses, ELF sizes) for the layout readers.
+class VmlinuxSymbols final : public SymbolProvider {
+ public:
+  explicit VmlinuxSymbols(KernelDebugInfo& info) : info_(info) {}
+  std::optional<Symbol> find(std::string_view name, std::string_view module) override {
+    return info_.function(name, module);
+  }
+  std::optional<Symbol> kallsyms_at(std::uint64_t address) override { return info_.kallsyms_at(address); }
+
+ private:
+  KernelDebugInfo& info_;
+};
 
 // The dump's vmlinux: by release under the debug directory, else from the server
 // by the build id VMCOREINFO states (5.9+, kernel/crash_core.c).
@@ -36,18 +53,24 @@ std::string find_vmlinux(const DumpFacts& facts, const DumpAnalysisOptions& opti
 DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreInfo* log_info,
                           const DumpAnalysisOptions& options) {
   DumpAnalysis a;
-  a.path = facts.path;
-  a.format = facts.format;
-  a.release = facts.release;
-  a.vmlinux = options.vmlinux;
-  if (a.vmlinux.empty() || a.vmlinux == "auto") a.vmlinux = find_vmlinux(facts, options);
-  a.info = KernelDebugInfo::open(a.vmlinux, DebugInfoOptions{});
-  if (auto rel = a.info->release(); rel && !a.release.empty() && *rel != a.release)
-    throw DumpError(facts.path + ": the dump is release " + a.release + " but " + a.vmlinux + " is " + *rel +
+  DumpModel& d = a.model;
+  d.path = facts.path;
+  d.format = facts.format;
+  d.release = facts.release;
+  d.vmlinux = options.vmlinux;
+  if (d.vmlinux.empty() || d.vmlinux == "auto") d.vmlinux = find_vmlinux(facts, options);
+  a.info = KernelDebugInfo::open(d.vmlinux, DebugInfoOptions{});
+  if (auto rel = a.info->release(); rel && !d.release.empty() && *rel != d.release)
+    throw DumpError(facts.path + ": the dump is release " + d.release + " but " + d.vmlinux + " is " + *rel +
                     " (wrong vmlinux)");
   a.types = std::make_unique<KernelTypes>(*a.info);
-  a.kaslr = facts.kaslr;
-  a.layout = detect_layout(*a.info, *a.types, a.kaslr);
+  d.kaslr = facts.kaslr;
+  VmlinuxSymbols vmlinux(*a.info);
+  a.layout = detect_layout(vmlinux, *a.types, d.kaslr, d.vmlinux);
+  d.layout = a.layout.era_name;
+  d.irq_stack_size = a.layout.irq_stack_size;
+  d.thread_size = a.layout.thread_size;
+  d.layout_notes = a.layout.fallbacks;
   // The kernel's per-CPU note buffers give each CPU its own registers; the
   // file's notes are numbered by order, which skips CPUs without one (crash_notes.h).
   std::size_t ncpus = facts.cpu_registers.size();
@@ -59,7 +82,7 @@ DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreIn
   for (std::size_t i = 0; from_memory && i < by_cpu.size(); ++i)
     renumbered = renumbered || by_cpu[i].cpu != static_cast<int>(i);
   if (renumbered)
-    a.notes.push_back("registers placed by the kernel's per-CPU crash_notes: the file's " +
+    d.notes.push_back("registers placed by the kernel's per-CPU crash_notes: the file's " +
                       std::to_string(facts.cpu_registers.size()) +
                       " NT_PRSTATUS notes skip the CPUs that have none, so their order does not give the CPU");
   std::vector<std::map<std::string, std::uint64_t>> regs;
@@ -75,12 +98,12 @@ DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreIn
   }
   std::vector<TaskInfo> blocked;
   if (options.all_tasks || !options.task_pids.empty()) {
-    TaskList tasks = read_task_list(memory, *a.info, *a.types, a.layout);
-    for (auto& p : tasks.problems) a.notes.push_back("tasks: " + p);
+    TaskList tasks = read_task_list(memory, vmlinux, *a.types, a.layout);
+    for (auto& p : tasks.problems) d.notes.push_back("tasks: " + p);
     for (int pid : options.task_pids) {
       const bool known =
           std::any_of(tasks.tasks.begin(), tasks.tasks.end(), [&](const TaskInfo& t) { return t.pid == pid; });
-      if (!known) a.missing_pids.push_back(pid);
+      if (!known) d.missing_pids.push_back(pid);
     }
     for (TaskInfo& t : tasks.tasks) {
       const bool wanted = options.all_tasks || std::find(options.task_pids.begin(), options.task_pids.end(), t.pid) !=
@@ -89,38 +112,51 @@ DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreIn
       // A task on a CPU is walked from that CPU's registers, not from a stale thread.sp.
       // (The idle tasks share PID 0; each CPU's own is the one running there.)
       if (t.on_cpu.value_or(false)) {
-        if (!options.all_tasks) a.running_pids.push_back(t.pid);
+        if (!options.all_tasks) d.running_pids.push_back(t.pid);
         continue;
       }
       blocked.push_back(std::move(t));
     }
   }
-  a.walk = walk_dump(memory, *a.info, *a.types, a.layout, regs, sources, blocked);
+  DumpWalk walk = walk_dump(memory, vmlinux, *a.types, a.layout, regs, sources, blocked);
+  d.modules = walk.modules.size();
+  d.orc_version = walk.orc_version;
+  d.orc_entries = walk.orc_entries;
+  d.walk_notes = std::move(walk.problems);
+  d.cpus = std::move(walk.cpus);
+  d.tasks = std::move(walk.tasks);
+  a.symbols = std::make_unique<DumpSymbols>(memory, *a.info, d.kaslr, std::move(walk.modules));
+  DumpCodeSource code(memory, *a.info, *a.symbols);
   CheckBudget checks = options.checks;
   checks.shared_deadline = std::chrono::steady_clock::now() + options.dump_budget;
   checks.shared = options.dump_budget;
-  for (const CpuWalk& cw : a.walk.cpus) a.cpu_reports.push_back(report_from_walk(cw, a.info.get(), checks));
-  for (const CpuWalk& tw : a.walk.tasks) a.task_reports.push_back(report_from_walk(tw, a.info.get(), checks));
+  for (std::vector<StackWalk>* walks : {&d.cpus, &d.tasks}) {
+    for (StackWalk& w : *walks) {
+      symbolize_walk(w, *a.symbols);
+      judge_walk(w, *a.info, *a.symbols, code, checks);
+      if (options.words) read_stack_words(w, memory);
+    }
+  }
 
   if (!options.with_log || !log_info) return a;
   try {
     const PrintkLog log = read_printk_log(memory, *log_info);
-    for (const std::string& p : log.problems) a.notes.push_back("log: " + p);
-    a.reports = parse_log(format_log(log), facts.path + " (log)");
-    for (Report& r : a.reports) analyze_report(r);
+    for (const std::string& p : log.problems) d.notes.push_back("log: " + p);
+    d.reports = parse_log(format_log(log), facts.path + " (log)");
+    for (Report& r : d.reports) analyze_report(r);
   } catch (const DumpError& e) {
-    a.notes.push_back(std::string("no log: ") + e.what());
+    d.notes.push_back(std::string("no log: ") + e.what());
   }
   // Only a report that ended its CPU's run (a panic, or what panicked) can
   // still be on that CPU's stack; other CPUs went on after printing.
   std::map<int, std::size_t> last_by_cpu;
-  for (std::size_t i = 0; i < a.reports.size(); ++i)
-    if (a.reports[i].cpu && !a.reports[i].frames.empty() &&
-        (a.reports[i].panicked || a.reports[i].kind == ReportKind::Panic))
-      last_by_cpu[*a.reports[i].cpu] = i;
+  for (std::size_t i = 0; i < d.reports.size(); ++i)
+    if (d.reports[i].cpu && !d.reports[i].frames.empty() &&
+        (d.reports[i].panicked || d.reports[i].kind == ReportKind::Panic))
+      last_by_cpu[*d.reports[i].cpu] = i;
   for (auto [cpu, index] : last_by_cpu)
-    for (const CpuWalk& cw : a.walk.cpus)
-      if (cw.state.cpu == cpu) a.checks.push_back(crosscheck(a.reports[index], index, cw));
+    for (const StackWalk& cw : d.cpus)
+      if (cw.state.cpu == cpu) d.checks.push_back(crosscheck(d.reports[index], index, cw));
   return a;
 }
 

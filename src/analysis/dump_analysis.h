@@ -2,20 +2,20 @@
 // audited walk, the reports in the dump's log, and the cross-check of the
 // report that ended a CPU against that CPU's walk. One function for every
 // front end: btaudit vmcore (libkdumpfile) and the crash extension (crash's
-// readmem) differ only in the MemorySource and DumpFacts they pass.
+// readmem) differ only in the MemorySource and DumpFacts they pass. The
+// result's model (model/dump.h) is what the renderers see.
 #pragma once
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "analysis/crosscheck.h"
+#include "analysis/dump_symbols.h"
 #include "debuginfo/build_id_source.h"
 #include "analysis/debug_analysis.h"
 #include "debuginfo/kernel_debuginfo.h"
 #include "debuginfo/kernel_types.h"
 #include "memory/memory_source.h"
-#include "model/report.h"
-#include "vmcore/cpu_walk.h"
+#include "model/dump.h"
 #include "vmcore/dump_error.h"
 #include "vmcore/dump_facts.h"
 #include "vmcore/kernel_layout.h"
@@ -24,19 +24,11 @@
 namespace btaudit {
 
 struct DumpAnalysis {
-  std::string path, format, release, vmlinux;
-  std::int64_t kaslr = 0;
+  DumpModel model;
   std::unique_ptr<KernelDebugInfo> info;
   std::unique_ptr<KernelTypes> types;
   KernelLayout layout;
-  DumpWalk walk;
-  std::vector<Report> cpu_reports;   // one per walked CPU: frames with slots and verdicts
-  std::vector<Report> task_reports;  // one per walked switched-out task (walk.tasks)
-  std::vector<int> running_pids;     // requested PIDs that were running: their CPU's walk shows them
-  std::vector<int> missing_pids;     // requested PIDs the dump's task list does not hold
-  std::vector<Report> reports;       // the reports found in the dump's log
-  std::vector<Crosscheck> checks;
-  std::vector<std::string> notes;
+  std::unique_ptr<DumpSymbols> symbols;  // runtime addresses: the dump's kallsyms, and its modules
 };
 
 struct DumpAnalysisOptions {
@@ -48,6 +40,7 @@ struct DumpAnalysisOptions {
   bool all_tasks = false;                                       // also walk every switched-out task
   CheckBudget checks;                                           // per walk; its shared deadline is set from dump_budget
   std::chrono::milliseconds dump_budget{kDefaultDumpBudgetMs};  // every walk's call-site checks together
+  bool words = false;                                           // every word of each stack in use (StackWalk::words)
 };
 
 // `memory` is the dump's kernel memory, `facts` what the dump says about itself,

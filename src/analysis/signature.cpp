@@ -30,10 +30,4 @@ std::uint64_t compute_signature(const Report& r) {
   return h;
 }
 
-std::string signature_hex(std::uint64_t signature) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(signature));
-  return buf;
-}
-
 }  // namespace btaudit

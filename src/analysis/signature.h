@@ -9,6 +9,5 @@
 namespace btaudit {
 
 std::uint64_t compute_signature(const Report& report);
-std::string signature_hex(std::uint64_t signature);
 
 }  // namespace btaudit

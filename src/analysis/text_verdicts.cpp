@@ -41,7 +41,11 @@ void judge_trace(Report& r, std::size_t first, std::size_t count) {
       continue;
     }
     const bool reliable_later = last_reliable != end && last_reliable > i;
-    if (f.function && f.offset && *f.offset == 0) {
+    // +0x0, or (6.2+ call padding) "__pfx_f+0x10/0x10": %pB names the padding before f
+    // when the word is f's own address, so the word is a function pointer either way.
+    const bool padding_end =
+        f.function && f.function->starts_with("__pfx_") && f.offset && f.size && *f.offset == *f.size;
+    if ((f.function && f.offset && *f.offset == 0) || padding_end) {
       f.verdict = Verdict::Stale;
       f.reason = Reason::FunctionStart;
     } else if (i > first && same_location(f, r.frames[i - 1])) {

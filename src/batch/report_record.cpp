@@ -1,25 +1,8 @@
 #include "batch/report_record.h"
 
-#include "analysis/signature.h"
 #include "render/report_json.h"
 
 namespace btaudit {
-
-Bucket ReportRecord::as_bucket() const {
-  Bucket b;
-  b.signature = signature;
-  b.title = title;
-  b.kind = kind;
-  b.guilty_function = guilty_function;
-  b.count = 1;
-  b.first_input = input;
-  b.last_input = input;
-  b.example_input = input;
-  b.example_line = first_line;
-  b.unreliable_frames = unreliable_frames;
-  b.stale_frames = stale_frames;
-  return b;
-}
 
 ReportRecord make_record(const Report& report, std::uint32_t seq) {
   ReportRecord rec;

@@ -62,6 +62,17 @@ void append_mail(std::string& json, const Mail& mail, std::uint32_t index) {
 
 }  // namespace
 
+InputIdentity identity_of(const InputUnit& unit) { return {unit.path, unit.bytes, unit.mtime_ns}; }
+
+InputOutcome outcome_of(const UnitResult& result) {
+  InputOutcome o;
+  o.input = identity_of(result.unit);
+  if (result.skip != SkipKind::None) o.skip_kind = std::string(to_string(result.skip));
+  o.skip_reason = result.skip_reason;
+  o.reports = result.reports;
+  return o;
+}
+
 UnitResult analyze_unit(const InputUnit& unit, std::uint64_t seq, const UnitLimits& limits, const ReportHook& enrich) {
   UnitResult result;
   result.seq = seq;

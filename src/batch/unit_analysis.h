@@ -40,6 +40,10 @@ struct UnitLimits {
 // --vmlinux: symbolization and call-site checks). May be empty.
 using ReportHook = std::function<void(Report&)>;
 
+// What the store keeps of a result (model/report_record.h); the reports are viewed, not copied.
+InputIdentity identity_of(const InputUnit& unit);
+InputOutcome outcome_of(const UnitResult& result);
+
 UnitResult analyze_unit(const InputUnit& unit, std::uint64_t seq, const UnitLimits& limits,
                         const ReportHook& enrich = {});
 

@@ -253,7 +253,7 @@ int run_batch_command(const std::vector<std::string>& args) {
   InterruptWatch interrupt;
 
   BatchHooks hooks;
-  if (stored) hooks.already_done = [&](const InputUnit& u) { return stored->contains(u); };
+  if (stored) hooks.already_done = [&](const InputUnit& u) { return stored->contains(identity_of(u)); };
   hooks.on_result = [&](UnitResult&& r) {
     ++counts.inputs;
     counts.bytes += r.bytes;
@@ -284,7 +284,7 @@ int run_batch_command(const std::vector<std::string>& args) {
       pending_out.clear();
     }
     if (store) {
-      store->add(r);
+      store->add(outcome_of(r));
       const auto now = std::chrono::steady_clock::now();
       if (++uncommitted >= commit_every || now - last_commit >= std::chrono::seconds(1)) {
         store->commit();

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "debuginfo/debuginfo_error.h"
+#include "provider/debuginfo_error.h"
 #include "debuginfo/debuginfod_client.h"
 #include "debuginfo/kernel_debuginfo.h"
 

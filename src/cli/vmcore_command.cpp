@@ -1,4 +1,4 @@
-// `btaudit vmcore DUMP [analyze|bt|irqstate|log|info]`: a crash dump's CPUs,
+// `btaudit vmcore DUMP [analyze|bt|words|irqstate|log|info]`: a crash dump's CPUs,
 // stacks, log and reports.
 #include <unistd.h>
 
@@ -7,14 +7,15 @@
 #include <iostream>
 
 #include "analysis/dump_analysis.h"
+#include "analysis/view_selection.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/debuginfod_options.h"
-#include "debuginfo/debuginfo_error.h"
-#include "render/dump_render.h"
-#include "render/dump_svg.h"
+#include "dump_render/dump_render.h"
+#include "dump_render/dump_svg.h"
+#include "dump_render/irqstate_text.h"
+#include "provider/debuginfo_error.h"
 #include "render/hex_text.h"
-#include "render/irqstate_text.h"
 #include "vmcore/kdump_dump.h"
 #include "vmcore/printk_log.h"
 
@@ -39,11 +40,6 @@ void print_info(KdumpDump& dump) {
               << hex16(c.get("rsp").value_or(0)) << "  (NT_PRSTATUS)\n";
 }
 
-std::string irq_state_json(const DumpAnalysis& a) {
-  // The irqstate view is the full document without reports: same names.
-  return render_dump_json(a);
-}
-
 }  // namespace
 
 int run_vmcore(const std::vector<std::string>& args) {
@@ -56,12 +52,12 @@ int run_vmcore(const std::vector<std::string>& args) {
   DebugInfoOptions debug_options;
   long check_budget_ms = kDefaultCheckBudgetMs;
   long dump_budget_ms = kDefaultDumpBudgetMs;
-  po::options_description opts("btaudit vmcore [options] DUMP [analyze|bt|irqstate|log|info]");
+  po::options_description opts("btaudit vmcore [options] DUMP [analyze|bt|words|irqstate|log|info]");
   opts.add_options()("help,h", "show this help")("format,f", po::value(&format)->default_value("text"),
                                                  "output format: text, json or svg (a picture of each CPU's stacks)")(
       "vmlinux", po::value(&vmlinux),
       "kernel image with DWARF; default: /usr/lib/debug/boot/vmlinux-<the dump's release>")(
-      "cpu,c", po::value(&cpu)->default_value(-1), "bt: only this CPU")(
+      "cpu,c", po::value(&cpu)->default_value(-1), "bt, words: only this CPU")(
       "pid,p", po::value(&pids),
       "bt: this task (repeatable): a switched-out one is walked from the frame the "
       "scheduler left, a running one is shown on its CPU")("tasks",
@@ -82,18 +78,21 @@ int run_vmcore(const std::vector<std::string>& args) {
               << "\n  analyze  (default) every CPU's audited walk, the reports in the dump's log, and the\n"
                  "           cross-check of the report that ended a CPU against that CPU's walk\n"
                  "  bt       every CPU's stacks walked like the kernel prints them: ORC, '?' marks, backlinks\n"
+                 "  words    every word of each stack in use, from where the walk scanned it to its top:\n"
+                 "           its symbol, the frame it belongs to and that frame's verdict (crash's bt -T, judged)\n"
                  "  irqstate each CPU's task, IRQ stack, backlink word, in-use state and the stack its SP is on\n"
                  "  log      the kernel log kept in the dump (5.10+ ring buffer, 3.5-5.9 records, older text)\n"
                  "  info     the dump's format, release, KASLR offset and each CPU's registers\n";
     return kExitOk;
   }
   if (positional.empty() || positional.size() > 2) {
-    std::cerr << "btaudit vmcore: give a dump file and at most one of analyze, bt, irqstate, log, info\n";
+    std::cerr << "btaudit vmcore: give a dump file and at most one of analyze, bt, words, irqstate, log, info\n";
     return kExitUsage;
   }
   const std::string action = positional.size() == 2 ? positional[1] : "analyze";
-  if (action != "info" && action != "log" && action != "analyze" && action != "irqstate" && action != "bt") {
-    std::cerr << "btaudit vmcore: unknown action '" << action << "' (analyze, bt, irqstate, log or info)\n";
+  if (action != "info" && action != "log" && action != "analyze" && action != "irqstate" && action != "bt" &&
+      action != "words") {
+    std::cerr << "btaudit vmcore: unknown action '" << action << "' (analyze, bt, words, irqstate, log or info)\n";
     return kExitUsage;
   }
   if (format != "text" && format != "json" && format != "svg") {
@@ -131,28 +130,28 @@ int run_vmcore(const std::vector<std::string>& args) {
     options.all_tasks = vm.count("tasks") > 0;
     options.checks.per_report = std::chrono::milliseconds(check_budget_ms);
     options.dump_budget = std::chrono::milliseconds(dump_budget_ms);
+    options.words = action == "words";
     const DumpAnalysis a = analyze_dump(*dump, dump->facts(), dump.get(), options);
-    for (int pid : a.missing_pids) {
-      std::cerr << "btaudit: " << dump->path() << ": no task with PID " << pid << "\n";
+    const ViewSelection view = select_view(a.model, cpu >= 0 ? std::optional<int>(cpu) : std::nullopt, pids);
+    if (!view.missing_pids.empty()) {
+      std::cerr << "btaudit: " << dump->path() << ": no task with PID " << view.missing_pids.front() << "\n";
       return kExitInputError;
     }
-    if (!pids.empty() && cpu < 0) {
-      // Only the named tasks: a running one through its CPU's walk, the others from their frames.
-      cpu = kNoCpus;
-      for (int pid : a.running_pids)
-        for (const CpuWalk& cw : a.walk.cpus)
-          if (cw.state.pid == pid) cpu = cw.state.cpu;
-      if (a.running_pids.size() > 1 || (!a.running_pids.empty() && !a.walk.tasks.empty()))
-        cpu = -1;  // tasks on several CPUs, or a mix: show everything rather than hide one
+    if (cpu >= 0 && !view.error.empty()) {
+      std::cerr << "btaudit: " << dump->path() << ": " << view.error << "\n";
+      return kExitUsage;
     }
     if (format == "svg") {
-      write_stdout(render_dump_svg(a));
+      write_stdout(render_dump_svg(a.model, view.only_cpu));
     } else if (format == "json") {
-      write_stdout(action == "irqstate" ? irq_state_json(a) : render_dump_json(a, cpu));
+      // The irqstate view is the full document without reports: same names.
+      write_stdout(render_dump_json(a.model, action == "irqstate" ? kAllCpus : view.only_cpu));
     } else if (action == "irqstate") {
-      write_stdout(render_irq_state_text(a));
+      write_stdout(render_irq_state_text(a.model));
+    } else if (action == "words") {
+      write_stdout(render_words_text(a.model, view.only_cpu));
     } else {
-      write_stdout(render_dump_text(a, style, cpu, action == "analyze"));
+      write_stdout(render_dump_text(a.model, style, view.only_cpu, action == "analyze"));
     }
     return kExitOk;
   } catch (const DumpError& e) {

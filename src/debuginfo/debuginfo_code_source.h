@@ -1,7 +1,7 @@
 // Serves code bytes and symbols to the analysis layer from vmlinux/module files.
 #pragma once
-#include "analysis/code_source.h"
 #include "debuginfo/kernel_debuginfo.h"
+#include "provider/code_source.h"
 
 namespace btaudit {
 
@@ -11,16 +11,10 @@ class DebugInfoCodeSource final : public CodeSource {
   std::size_t read_code(std::uint64_t address, std::span<std::uint8_t> out) override {
     return info_.read_code(address, out);
   }
-  std::optional<CodeSymbol> symbol_at(std::uint64_t address) override { return convert(info_.symbol_at(address)); }
-  std::optional<CodeSymbol> relocation_target(std::uint64_t address) override {
-    return convert(info_.relocation_target(address));
-  }
+  std::optional<Symbol> symbol_at(std::uint64_t address) override { return info_.symbol_at(address); }
+  std::optional<Symbol> relocation_target(std::uint64_t address) override { return info_.relocation_target(address); }
 
  private:
-  static std::optional<CodeSymbol> convert(const std::optional<DebugSymbol>& s) {
-    if (!s) return std::nullopt;
-    return CodeSymbol{s->name, s->address, s->size};
-  }
   KernelDebugInfo& info_;
 };
 

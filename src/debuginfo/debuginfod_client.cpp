@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "debuginfo/debuginfo_error.h"
+#include "provider/debuginfo_error.h"
 
 namespace btaudit {
 

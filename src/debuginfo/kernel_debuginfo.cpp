@@ -10,8 +10,9 @@
 #include <filesystem>
 
 #include "debuginfo/build_id_source.h"
-#include "debuginfo/debuginfo_error.h"
 #include "debuginfo/kernel_build_id.h"
+#include "provider/debuginfo_error.h"
+#include "provider/kernel_kallsyms.h"
 
 namespace btaudit {
 
@@ -30,7 +31,7 @@ void KernelDebugInfo::DwflDeleter::operator()(Dwfl* d) const { dwfl_end(d); }
 // name -> symbols of one module, built once from the ELF symbol table.
 // Names are views into the ELF string table, which lives as long as the Dwfl.
 struct KernelDebugInfo::SymbolTable {
-  std::unordered_multimap<std::string_view, DebugSymbol> by_name;
+  std::unordered_multimap<std::string_view, Symbol> by_name;
 };
 
 namespace {
@@ -215,21 +216,27 @@ KernelDebugInfo::SymbolTable& KernelDebugInfo::symbols_of(Dwfl_Module* mod, cons
     const int type = GELF_ST_TYPE(sym.st_info);
     if (type != STT_FUNC && type != STT_NOTYPE && type != STT_OBJECT) return;
     if (sym.st_shndx == SHN_UNDEF) return;
-    slot->by_name.emplace(std::string_view(name), DebugSymbol{name, addr, sym.st_size, module});
+    slot->by_name.emplace(std::string_view(name), Symbol{name, addr, sym.st_size, module});
   });
   return *slot;
 }
 
-std::optional<DebugSymbol> KernelDebugInfo::function(std::string_view name, std::string_view module,
-                                                     std::optional<std::uint64_t> size_hint) {
+std::optional<Symbol> KernelDebugInfo::function(std::string_view name, std::string_view module,
+                                                std::optional<std::uint64_t> size_hint) {
   if (!module.empty() && !load_module(module)) return std::nullopt;
   Dwfl_Module* mod = module_for(module);
   if (!mod) return std::nullopt;
   auto& table = symbols_of(mod, std::string(module));
   auto [first, last] = table.by_name.equal_range(name);
-  std::optional<DebugSymbol> best;
+  std::optional<Symbol> best;
+  if (size_hint && module.empty()) {
+    // vmlinux: the static whose kallsyms size is the printed one, exactly.
+    for (auto it = first; it != last; ++it)
+      if (auto k = kallsyms_at(it->second.address); k && k->address == it->second.address && k->size == *size_hint)
+        return it->second;
+  }
   for (auto it = first; it != last; ++it) {
-    const DebugSymbol& s = it->second;
+    const Symbol& s = it->second;
     // kallsyms prints the distance to the next symbol, which includes alignment padding.
     if (size_hint && s.size <= *size_hint && *size_hint - s.size < 64) return s;
     // Prefer sized (function) symbols over zero-size aliases.
@@ -238,13 +245,13 @@ std::optional<DebugSymbol> KernelDebugInfo::function(std::string_view name, std:
   return best;
 }
 
-std::optional<DebugSymbol> KernelDebugInfo::symbol_at(std::uint64_t address) {
+std::optional<Symbol> KernelDebugInfo::symbol_at(std::uint64_t address) {
   if (auto it = symbol_cache_.find(address); it != symbol_cache_.end()) return it->second;
   if (symbol_cache_.size() >= kMaxCachedSymbols) symbol_cache_.clear();
   return symbol_cache_.emplace(address, lookup_symbol(address)).first->second;
 }
 
-std::optional<DebugSymbol> KernelDebugInfo::lookup_symbol(std::uint64_t address) {
+std::optional<Symbol> KernelDebugInfo::lookup_symbol(std::uint64_t address) {
   Dwfl_Module* mod = module_at(address);
   if (!mod) return std::nullopt;
   GElf_Off offset = 0;
@@ -255,7 +262,7 @@ std::optional<DebugSymbol> KernelDebugInfo::lookup_symbol(std::uint64_t address)
   const char* name = dwfl_module_addrinfo(mod, address, &offset, &sym, &shndx, &elf, &bias);
   if (!name) return std::nullopt;
   const char* modname = dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
-  DebugSymbol s;
+  Symbol s;
   s.name = name;
   s.address = address - offset;
   s.size = sym.st_size;
@@ -263,31 +270,103 @@ std::optional<DebugSymbol> KernelDebugInfo::lookup_symbol(std::uint64_t address)
   return s;
 }
 
-std::optional<DebugSymbol> KernelDebugInfo::kallsyms_at(std::uint64_t address) {
-  if (text_symbols_.empty()) {
-    for_each_symbol(kernel_, [&](const char* name, const GElf_Sym& sym, GElf_Addr addr, GElf_Word shndx, Elf* elf) {
-      if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE) return;
-      const int type = GELF_ST_TYPE(sym.st_info);
-      if (type != STT_FUNC && type != STT_NOTYPE) return;
-      GElf_Shdr sh;
-      Elf_Scn* scn = elf ? elf_getscn(elf, shndx) : nullptr;
-      if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR)) return;
-      if (name[0] == '.' || (name[0] == '_' && name[1] == '_' && std::strncmp(name, "__pfx_", 6) == 0)) return;
-      text_symbols_.emplace_back(addr, std::string_view(name));
-    });
-    std::sort(text_symbols_.begin(), text_symbols_.end());
+namespace {
+
+// vmlinux's file as memory at its link addresses, for the kallsyms decoder.
+class VmlinuxFileMemory final : public MemorySource {
+ public:
+  explicit VmlinuxFileMemory(KernelDebugInfo& info) : info_(info) {}
+  std::size_t read(std::uint64_t kvaddr, std::span<std::uint8_t> out) override { return info_.read_code(kvaddr, out); }
+  std::string describe() const override { return info_.vmlinux_path(); }
+
+ private:
+  KernelDebugInfo& info_;
+};
+
+ElfSymbolFacts facts_of(const char* name, const GElf_Sym& sym, GElf_Addr addr, GElf_Word shndx, Elf* elf) {
+  ElfSymbolFacts f;
+  f.name = name;
+  f.address = addr;
+  switch (GELF_ST_BIND(sym.st_info)) {
+    case STB_LOCAL: f.binding = ElfSymbolFacts::Binding::Local; break;
+    case STB_WEAK: f.binding = ElfSymbolFacts::Binding::Weak; break;
+    case STB_GNU_UNIQUE: f.binding = ElfSymbolFacts::Binding::Unique; break;
+    default: f.binding = ElfSymbolFacts::Binding::Global; break;
   }
-  auto it = std::upper_bound(text_symbols_.begin(), text_symbols_.end(), address,
-                             [](std::uint64_t a, const auto& e) { return a < e.first; });
-  if (it == text_symbols_.begin()) return std::nullopt;
-  auto cur = std::prev(it);
-  // Several names at one address: kallsyms shows the first in its table; prefer a global-looking one.
-  DebugSymbol s;
-  s.name = std::string(cur->second);
-  s.address = cur->first;
-  s.size = it == text_symbols_.end() ? 0 : it->first - cur->first;
-  return s;
+  switch (GELF_ST_TYPE(sym.st_info)) {
+    case STT_NOTYPE: f.kind = ElfSymbolFacts::Kind::NoType; break;
+    case STT_OBJECT:
+    case STT_TLS:
+    case STT_COMMON: f.kind = ElfSymbolFacts::Kind::Object; break;
+    case STT_FUNC: f.kind = ElfSymbolFacts::Kind::Function; break;
+    case STT_SECTION: f.kind = ElfSymbolFacts::Kind::Section; break;
+    case STT_FILE: f.kind = ElfSymbolFacts::Kind::File; break;
+    case STT_GNU_IFUNC: f.kind = ElfSymbolFacts::Kind::Ifunc; break;
+    default: f.kind = ElfSymbolFacts::Kind::Other; break;
+  }
+  if (sym.st_shndx == SHN_UNDEF) {
+    f.where = ElfSymbolFacts::Where::Undefined;
+  } else if (sym.st_shndx == SHN_ABS) {
+    f.where = ElfSymbolFacts::Where::Absolute;
+  } else if (sym.st_shndx == SHN_COMMON) {
+    f.where = ElfSymbolFacts::Where::Common;
+  } else {
+    GElf_Shdr sh;
+    Elf_Scn* scn = elf ? elf_getscn(elf, shndx) : nullptr;
+    if (scn && gelf_getshdr(scn, &sh)) {
+      f.alloc = (sh.sh_flags & SHF_ALLOC) != 0;
+      f.write = (sh.sh_flags & SHF_WRITE) != 0;
+      f.exec = (sh.sh_flags & SHF_EXECINSTR) != 0;
+      f.nobits = sh.sh_type == SHT_NOBITS;
+    } else {
+      f.alloc = false;
+    }
+  }
+  return f;
 }
+
+}  // namespace
+
+const KallsymsTable& KernelDebugInfo::kallsyms() {
+  if (kallsyms_) return *kallsyms_;
+  // The kernel's own table, when vmlinux has one: exactly what the kernel printed from.
+  KernelKallsymsLayout layout;
+  auto at = [&](const char* name) -> std::optional<std::uint64_t> {
+    auto s = function(name, "");
+    return s ? std::optional<std::uint64_t>(s->address) : std::nullopt;
+  };
+  auto num = at("kallsyms_num_syms"), names = at("kallsyms_names"), table = at("kallsyms_token_table"),
+       index = at("kallsyms_token_index");
+  std::string problem = "vmlinux has no kallsyms_* tables";
+  if (num && names && table && index) {
+    layout = {
+        *num, *names, *table, *index, at("kallsyms_offsets"), at("kallsyms_relative_base"), at("kallsyms_addresses")};
+    VmlinuxFileMemory file(*this);
+    if (auto t = read_kernel_kallsyms(file, layout, problem)) {
+      kallsyms_ = std::move(*t);
+      kallsyms_source_ = "the kernel's kallsyms tables in " + vmlinux_path_;
+      return *kallsyms_;
+    }
+  }
+  kallsyms_ = elf_kallsyms();
+  kallsyms_source_ = "the ELF symbols of " + vmlinux_path_ + " by scripts/kallsyms' rules (" + problem + ")";
+  return *kallsyms_;
+}
+
+KallsymsTable KernelDebugInfo::elf_kallsyms(bool all_symbols) {
+  std::vector<ElfSymbolFacts> symbols;
+  for_each_symbol(kernel_, [&](const char* name, const GElf_Sym& sym, GElf_Addr addr, GElf_Word shndx, Elf* elf) {
+    symbols.push_back(facts_of(name, sym, addr, shndx, elf));
+  });
+  return KallsymsTable::from_elf(symbols, all_symbols);
+}
+
+const std::string& KernelDebugInfo::kallsyms_source() {
+  kallsyms();
+  return kallsyms_source_;
+}
+
+std::optional<Symbol> KernelDebugInfo::kallsyms_at(std::uint64_t address) { return kallsyms().lookup(address); }
 
 std::size_t KernelDebugInfo::read_code(std::uint64_t address, std::span<std::uint8_t> out) {
   Dwfl_Module* mod = module_at(address);
@@ -303,7 +382,7 @@ std::size_t KernelDebugInfo::read_code(std::uint64_t address, std::span<std::uin
   return n;
 }
 
-std::optional<DebugSymbol> KernelDebugInfo::relocation_target(std::uint64_t address) {
+std::optional<Symbol> KernelDebugInfo::relocation_target(std::uint64_t address) {
   Dwfl_Module* mod = module_at(address);
   if (!mod || mod == kernel_) return std::nullopt;
   Dwarf_Addr rel = address;
@@ -330,7 +409,7 @@ std::optional<DebugSymbol> KernelDebugInfo::relocation_target(std::uint64_t addr
       if (!symdata || !gelf_getsym(symdata, static_cast<int>(GELF_R_SYM(rela.r_info)), &sym)) return std::nullopt;
       const char* name = elf_strptr(elf, symsh.sh_link, sym.st_name);
       if (!name || !*name) return std::nullopt;
-      DebugSymbol t;
+      Symbol t;
       t.name = name;
       t.size = sym.st_size;
       return t;

@@ -14,19 +14,14 @@
 #include <vector>
 
 #include "model/debug_info.h"
+#include "model/symbol.h"
+#include "provider/kallsyms.h"
 
 struct Dwfl;
 struct Dwfl_Module;
 struct Dwarf;
 
 namespace btaudit {
-
-struct DebugSymbol {
-  std::string name;
-  std::uint64_t address = 0;  // in the debuginfo's own layout (vmlinux link address, module section layout)
-  std::uint64_t size = 0;
-  std::string module;  // "" for vmlinux
-};
 
 class BuildIdSource;
 
@@ -64,17 +59,24 @@ class KernelDebugInfo {
 
   // A function by name in vmlinux ("" module) or a module. With several
   // static functions of one name, the one whose size equals size_hint wins.
-  std::optional<DebugSymbol> function(std::string_view name, std::string_view module,
-                                      std::optional<std::uint64_t> size_hint = std::nullopt);
-  // kallsyms' answer for a vmlinux text address: the nearest text symbol at or
-  // below it, sized to the next symbol, as %pS/%pB print them.
-  std::optional<DebugSymbol> kallsyms_at(std::uint64_t address);
+  std::optional<Symbol> function(std::string_view name, std::string_view module,
+                                 std::optional<std::uint64_t> size_hint = std::nullopt);
+  // kallsyms' answer for a vmlinux address (link address), as %pS prints it:
+  // from the kernel's own kallsyms tables in vmlinux's .rodata when they
+  // decode, else from its ELF symbols by scripts/kallsyms' rules (provider/kallsyms.h).
+  std::optional<Symbol> kallsyms_at(std::uint64_t address);
+  // The table kallsyms_at answers from (built on first use), and where it came from.
+  const KallsymsTable& kallsyms();
+  const std::string& kallsyms_source();
+  // The table scripts/kallsyms would make from vmlinux's ELF symbols (what
+  // kallsyms() falls back to; tests hold it against the kernel's own table).
+  KallsymsTable elf_kallsyms(bool all_symbols = false);
   // The symbol covering an address (any loaded module).
-  std::optional<DebugSymbol> symbol_at(std::uint64_t address);
+  std::optional<Symbol> symbol_at(std::uint64_t address);
   // Copies code bytes at [address, address + out.size()) from the file; returns how many were available.
   std::size_t read_code(std::uint64_t address, std::span<std::uint8_t> out);
   // For a relocatable module: the symbol a relocation at `address` (the rel32 of a call) points to.
-  std::optional<DebugSymbol> relocation_target(std::uint64_t address);
+  std::optional<Symbol> relocation_target(std::uint64_t address);
   // vmlinux's DWARF (for type layouts); null when the file has none.
   Dwarf* kernel_dwarf();
 
@@ -85,7 +87,7 @@ class KernelDebugInfo {
   KernelDebugInfo() = default;
   struct SymbolTable;
   SymbolTable& symbols_of(Dwfl_Module* mod, const std::string& module);
-  std::optional<DebugSymbol> lookup_symbol(std::uint64_t address);
+  std::optional<Symbol> lookup_symbol(std::uint64_t address);
   void lookup_source(std::uint64_t address, FrameDebugInfo& out);
   Dwfl_Module* module_for(std::string_view module) const;
   Dwfl_Module* module_at(std::uint64_t address) const;
@@ -111,7 +113,7 @@ class KernelDebugInfo {
   // millisecond a call on vmlinux, and call-site checks ask about the same addresses
   // over and over. Bounded: emptied when it reaches kMaxCachedSymbols.
   static constexpr std::size_t kMaxCachedSymbols = std::size_t{1} << 20;
-  std::unordered_map<std::uint64_t, std::optional<DebugSymbol>> symbol_cache_;
+  std::unordered_map<std::uint64_t, std::optional<Symbol>> symbol_cache_;
   // describe_source's answers, for the same reason: dwarf_getscopes walks the CU's
   // DIEs, a millisecond a call, and a stack may hold one address thousands of times.
   struct SourceAnswer {
@@ -120,6 +122,8 @@ class KernelDebugInfo {
     std::vector<InlinedCall> inlined;
   };
   std::unordered_map<std::uint64_t, SourceAnswer> source_cache_;
+  std::optional<KallsymsTable> kallsyms_;  // built on first use
+  std::string kallsyms_source_;
 };
 
 }  // namespace btaudit

@@ -10,26 +10,22 @@
 #include <string>
 
 #include "debuginfo/kernel_debuginfo.h"
+#include "provider/type_provider.h"
 
 namespace btaudit {
 
-struct MemberInfo {
-  std::uint64_t offset = 0;
-  std::uint64_t size = 0;
-};
-
-class KernelTypes {
+class KernelTypes final : public TypeProvider {
  public:
   explicit KernelTypes(KernelDebugInfo& info);
-  ~KernelTypes();
+  ~KernelTypes() override;
   KernelTypes(const KernelTypes&) = delete;
   KernelTypes& operator=(const KernelTypes&) = delete;
 
   // Size of "struct NAME" / "union NAME" (the first complete definition found).
-  std::optional<std::uint64_t> type_size(const std::string& name);
+  std::optional<std::uint64_t> type_size(const std::string& name) override;
   // Offset and size of a member, "task_struct", "pid"; nested names "thread.sp" are followed,
   // through an array's first element ("mem.base" is mem[0].base).
-  std::optional<MemberInfo> member(const std::string& type, const std::string& member);
+  std::optional<MemberInfo> member(const std::string& type, const std::string& member) override;
   // Size of a global variable's type (e.g. a per-CPU variable).
   std::optional<std::uint64_t> variable_size(const std::string& name);
 

@@ -13,6 +13,19 @@ void SyntheticMemory::put_u64(std::uint64_t address, std::uint64_t value) {
   std::memcpy(it->second.data() + off, &value, 8);
 }
 
+void SyntheticMemory::write(std::uint64_t address, std::span<const std::uint8_t> bytes) {
+  auto it = regions_.upper_bound(address);
+  if (it != regions_.begin()) {
+    --it;
+    const std::uint64_t off = address - it->first;
+    if (off + bytes.size() <= it->second.size()) {
+      std::copy(bytes.begin(), bytes.end(), it->second.begin() + static_cast<std::ptrdiff_t>(off));
+      return;
+    }
+  }
+  regions_[address] = std::vector<std::uint8_t>(bytes.begin(), bytes.end());
+}
+
 std::size_t SyntheticMemory::read(std::uint64_t kvaddr, std::span<std::uint8_t> out) {
   std::size_t done = 0;
   while (done < out.size()) {

@@ -12,6 +12,8 @@ class SyntheticMemory final : public MemorySource {
  public:
   void map(std::uint64_t address, std::vector<std::uint8_t> bytes) { regions_[address] = std::move(bytes); }
   void put_u64(std::uint64_t address, std::uint64_t value);
+  // Writes bytes into the region that holds them all, or maps them as a region of their own.
+  void write(std::uint64_t address, std::span<const std::uint8_t> bytes);
   std::size_t read(std::uint64_t kvaddr, std::span<std::uint8_t> out) override;
   std::string describe() const override { return "synthetic memory"; }
 

@@ -37,6 +37,7 @@ struct FrameDebugInfo {
   std::optional<SourceLocation> source;           // of the innermost function
   std::vector<InlinedCall> inlined;               // callers that inlined it, innermost first
   std::optional<CallSite> call_site;              // for return addresses
+  std::optional<std::string> kallsyms;            // vmlinux frames: what kallsyms names the address ("f+0xoff/0xsize")
   bool corruption_evidence = false;               // a reliable frame whose call site check failed
   std::string note;                               // why a check could not run, when it could not
 };

@@ -1,5 +1,7 @@
 #include "model/report.h"
 
+#include <cstdio>
+
 namespace btaudit {
 
 std::string_view to_string(Arch a) {
@@ -17,16 +19,10 @@ std::string_view to_string(Arch a) {
   return "unknown";
 }
 
-std::string describe(const Truncation& t) {
-  const std::string option = t.option.empty() ? std::string(", a fixed bound") : ", " + t.option;
-  if (t.unit == "bytes")
-    return t.what + ": " + std::to_string(t.seen) + (t.seen == 1 ? " line" : " lines") + " cut to " +
-           std::to_string(t.limit) + " bytes" + option;
-  if (t.unit == "ms")
-    return t.what + ": " + std::to_string(t.kept) + " of " + std::to_string(t.seen) + " done within " +
-           std::to_string(t.limit) + " ms" + option;
-  return t.what + ": " + std::to_string(t.kept) + " of " + std::to_string(t.seen) + " kept (limit " +
-         std::to_string(t.limit) + option + ")";
+std::string signature_hex(std::uint64_t signature) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(signature));
+  return buf;
 }
 
 }  // namespace btaudit

@@ -12,6 +12,7 @@
 
 #include "model/frame.h"
 #include "model/report_kind.h"
+#include "model/truncation.h"
 
 namespace btaudit {
 
@@ -49,18 +50,6 @@ struct InputSpan {
   std::string path;
   std::uint32_t first_line = 0;
   std::uint32_t last_line = 0;
-};
-
-// A limit reached while reading or checking a report: what was left out is
-// counted and said (text: "truncated: ...", JSON: "truncated"), never dropped
-// in silence. man/btaudit.1, LIMITS, lists every limit.
-struct Truncation {
-  std::string what;         // "frames", "traces", "modules", "registers", "long lines", "call-site checks"
-  std::uint64_t seen = 0;   // how many there were
-  std::uint64_t kept = 0;   // how many were kept (or checked)
-  std::uint64_t limit = 0;  // the limit, in `unit`
-  std::string unit;         // "" (a count), "bytes", "ms"
-  std::string option;       // the option that sets it ("--max-frames"), "" for a fixed bound
 };
 
 enum class Arch { Unknown, X86_64, I386, Arm64, Arm, PowerPC, S390, RiscV, Mips };
@@ -111,7 +100,7 @@ struct Report {
 };
 
 std::string_view to_string(Arch a);
-// One line for people: "frames: 4096 of 5000 kept (limit 4096, --max-frames)".
-std::string describe(const Truncation& t);
+// A signature as every output prints it: 16 hex digits.
+std::string signature_hex(std::uint64_t signature);
 
 }  // namespace btaudit

@@ -44,10 +44,51 @@ constexpr ReasonText text_of(Reason r) {
     case Reason::UncheckedBudget:
       return {"unchecked_budget",
               "the machine-code check did not run: the time budget ran out; the verdict is the text rules'"};
+    case Reason::CpuRegisters: return {"cpu_registers", "the RIP of the CPU's registers saved at dump time"};
+    case Reason::SchedulerFrame:
+      return {"scheduler_frame", "the return address the scheduler saved in a switched-out task's inactive_task_frame"};
+    case Reason::Orc: return {"orc", "the ORC unwinder reached this return-address slot"};
+    case Reason::FramePointer: return {"frame_pointer", "the frame-pointer chain reached this return-address slot"};
+    case Reason::PtRegs: return {"pt_regs", "the interrupted RIP saved in a pt_regs on this stack"};
+    case Reason::Backlink:
+      return {"backlink", "reached after the unwinder crossed to this stack through a saved stack pointer"};
+    case Reason::StaleByOrc:
+      return {"stale_by_orc", "the ORC unwinder was alive past this slot and its chain went through another one"};
+    case Reason::StaleByFramePointer:
+      return {"stale_by_frame_pointer",
+              "the frame-pointer chain was alive past this slot and went through another one"};
+    case Reason::AfterStackEnd:
+      return {"after_stack_end", "after the unwinder reached the end of the chain: left over from earlier calls"};
+    case Reason::AfterUnwindError:
+      return {"after_unwind_error", "after the unwinder failed: may be a real caller it lost"};
+    case Reason::ScannedTextAddress:
+      return {"scanned_text_address", "a text address on a stack no unwinder reached: nothing vouches for it"};
   }
   return {"unknown", "unknown"};
 }
 }  // namespace
+
+ReasonScope reason_scope(Reason r) {
+  switch (r) {
+    case Reason::FunctionStart:
+    case Reason::NoCallBefore:
+    case Reason::CallTargetMismatch:
+    case Reason::CallSitePlausible:
+    case Reason::UncheckedBudget: return ReasonScope::Code;
+    case Reason::CpuRegisters:
+    case Reason::SchedulerFrame:
+    case Reason::Orc:
+    case Reason::FramePointer:
+    case Reason::PtRegs:
+    case Reason::Backlink:
+    case Reason::StaleByOrc:
+    case Reason::StaleByFramePointer:
+    case Reason::AfterStackEnd:
+    case Reason::AfterUnwindError:
+    case Reason::ScannedTextAddress: return ReasonScope::Dump;
+    default: return ReasonScope::Text;
+  }
+}
 
 std::string_view reason_code(Reason r) { return text_of(r).code; }
 std::string_view reason_description(Reason r) { return text_of(r).description; }

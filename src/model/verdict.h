@@ -3,6 +3,11 @@
 // Every reason has a stable snake_case code (JSON, man page) and a one-line
 // description (text output). Adding a reason: extend the enum, the table in
 // verdict.cpp and the RULES section of man/btaudit.1.
+//
+// Reasons come in three scopes: text rules judge printed traces (what the '?'
+// mark and the order of frames say), dump rules judge walked stacks (what the
+// unwinder that vouched for a slot did, or why it did not), and code rules
+// (the machine code before a return address) judge both.
 #pragma once
 #include <string_view>
 
@@ -31,7 +36,26 @@ enum class Reason {
   NoAddress,         // a line that names no code location
   // Any verdict: the text rules' (their reason is in the frame's debug note).
   UncheckedBudget,  // (debuginfo) the call-site check did not run: the report's or dump's time budget ran out
+
+  // Dump rules: frames of a walked stack (btaudit vmcore), stamped by the walker.
+  CpuRegisters,         // (reliable) the RIP of the CPU's saved registers
+  SchedulerFrame,       // (reliable) the return address a switched-out task's inactive_task_frame holds
+  Orc,                  // (reliable) the ORC unwinder reached this return-address slot
+  FramePointer,         // (reliable) the frame-pointer chain reached this slot
+  PtRegs,               // (reliable) the interrupted RIP saved in a pt_regs on this stack
+  Backlink,             // (reliable) reached after the unwinder crossed stacks through a saved stack pointer
+  StaleByOrc,           // (stale) the ORC unwinder was alive and its chain went through another slot
+  StaleByFramePointer,  // (stale) the frame-pointer chain was alive and went through another slot
+  AfterStackEnd,        // (stale) after the unwinder reached the end of the chain
+  AfterUnwindError,     // (plausible) after the unwinder failed: may be a caller it lost
+  ScannedTextAddress,   // (unknown) a text address on a stack no unwinder reached
 };
+
+enum class ReasonScope { Text, Dump, Code };
+
+// Text reasons belong to printed traces, dump reasons to walked stacks, code
+// reasons (the machine code before a return address, function_start) to both.
+ReasonScope reason_scope(Reason r);
 
 constexpr std::string_view to_string(Verdict v) {
   switch (v) {

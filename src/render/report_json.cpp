@@ -1,6 +1,5 @@
 #include "render/report_json.h"
 
-#include "analysis/signature.h"
 #include "btaudit_version.h"
 
 namespace btaudit {
@@ -34,6 +33,8 @@ std::string_view to_string(CallKind k) {
   return "none";
 }
 
+}  // namespace
+
 void write_debug_fields(JsonWriter& w, const FrameDebugInfo& d) {
   w.field("debug_address", d.address);
   w.key("source");
@@ -62,11 +63,10 @@ void write_debug_fields(JsonWriter& w, const FrameDebugInfo& d) {
     w.field("address", d.call_site->address);
     w.end_object();
   }
+  if (d.kallsyms) w.field("kallsyms", *d.kallsyms);
   if (d.corruption_evidence) w.field("corruption_evidence", true);
   if (!d.note.empty()) w.field("debug_note", d.note);
 }
-
-}  // namespace
 
 void write_frame_json(JsonWriter& w, const Frame& f) {
   w.begin_object();

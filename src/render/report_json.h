@@ -12,6 +12,8 @@ namespace btaudit {
 void write_frame_json(JsonWriter& w, const Frame& f);
 // "truncated": [{"what", "seen", "kept", "limit", "unit", "option"}], written only when a limit was reached.
 void write_truncations_json(JsonWriter& w, const std::vector<Truncation>& truncated);
+// What debuginfo adds to a frame: debug_address, source, inlined callers, call site, notes.
+void write_debug_fields(JsonWriter& w, const FrameDebugInfo& d);
 void write_report_json(JsonWriter& w, const Report& r);
 // The whole document: {"btaudit": version, "reports": [...]}.
 std::string render_json(const std::vector<Report>& reports);

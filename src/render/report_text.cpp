@@ -3,8 +3,6 @@
 #include <cstdio>
 #include <set>
 
-#include "analysis/signature.h"
-
 namespace btaudit {
 
 namespace {

@@ -199,9 +199,9 @@ void ReportStore::begin() {
   in_transaction_ = true;
 }
 
-void ReportStore::add(const UnitResult& result) {
+void ReportStore::add(const InputOutcome& result) {
   begin();
-  const InputUnit& unit = result.unit;
+  const InputIdentity& unit = result.input;
   // A path stored before with other contents: its old reports leave their buckets.
   {
     Statement old = db_.prepare("SELECT DISTINCT signature FROM reports WHERE path = ?1");
@@ -212,12 +212,12 @@ void ReportStore::add(const UnitResult& result) {
   Statement input = db_.prepare(
       "INSERT OR REPLACE INTO inputs(path, bytes, mtime_ns, status, skip_kind, skip_reason, reports) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
-  const bool skipped = result.skip != SkipKind::None;
+  const bool skipped = result.skip_kind.has_value();
   input.bind(1, unit.path)
       .bind(2, to_i64(unit.bytes, db_.path()))
       .bind(3, unit.mtime_ns)
       .bind(4, std::string_view(skipped ? "skipped" : "analyzed"))
-      .bind(5, skipped ? std::optional<std::string>(std::string(to_string(result.skip))) : std::nullopt)
+      .bind(5, result.skip_kind)
       .bind(6, skipped ? std::optional<std::string>(result.skip_reason) : std::nullopt)
       .bind(7, static_cast<std::int64_t>(result.reports.size()))
       .run();
@@ -307,17 +307,6 @@ void ReportStore::commit() {
   in_transaction_ = false;
 }
 
-namespace {
-
-void check_schema(Database& db, const std::string& path) {
-  Statement version = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'");
-  if (!version.step() || version.text(0) != std::to_string(kStoreSchemaVersion))
-    throw StoreError(path + ": not a btaudit database of schema version " + std::to_string(kStoreSchemaVersion));
-  version.reset();
-}
-
-}  // namespace
-
 std::map<std::string, StoredBucketHistory> stored_bucket_history(const std::string& path) {
   Database db(path, Database::Mode::ReadOnly);
   check_schema(db, path);
@@ -346,7 +335,7 @@ std::vector<Bucket> stored_buckets(const std::string& path) {
 StoredInputs::StoredInputs(const std::string& path)
     : db_(path, Database::Mode::ReadOnly), lookup_(db_, "SELECT bytes, mtime_ns FROM inputs WHERE path = ?1") {}
 
-bool StoredInputs::contains(const InputUnit& unit) {
+bool StoredInputs::contains(const InputIdentity& unit) {
   if (unit.path == "-") return false;  // standard input has no identity to compare
   lookup_.bind(1, unit.path);
   const bool found = lookup_.step() && static_cast<std::uint64_t>(lookup_.integer(0)) == unit.bytes &&

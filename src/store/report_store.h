@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "batch/unit_analysis.h"
 #include "model/bucket.h"
+#include "model/report_record.h"
 #include "store/sqlite.h"
 
 namespace btaudit {
@@ -28,7 +28,7 @@ class ReportStore {
 
   // Adds one input's outcome (replacing what an earlier, different version of
   // the same path left). Opens a transaction when none is open.
-  void add(const UnitResult& result);
+  void add(const InputOutcome& result);
   // Updates the touched buckets and commits; a no-op without an open transaction.
   void commit();
 
@@ -61,7 +61,7 @@ std::map<std::string, StoredBucketHistory> stored_bucket_history(const std::stri
 class StoredInputs {
  public:
   explicit StoredInputs(const std::string& path);
-  bool contains(const InputUnit& unit);
+  bool contains(const InputIdentity& unit);
 
  private:
   Database db_;

@@ -1,8 +1,10 @@
-// Walks one CPU's stacks the way the kernel's show_trace_log_lvl() does:
-// scan every word from SP to the end of each stack, print kernel text
-// addresses, and mark as reliable exactly the slots the ORC unwinder reaches;
-// then follow the stack's backlink (the IRQ stack's top word, an exception
-// stack's saved pt_regs) to the next stack. Every transition is recorded.
+// Walks one CPU's (or a switched-out task's) stacks the way the kernel's
+// show_trace_log_lvl() does: scan every word from SP to the end of each
+// stack, report kernel text addresses, and mark as reliable exactly the slots
+// the unwinder (unwinder.h) reaches; then follow the stack's backlink to the
+// next stack (backlink_step). Each frame comes out as a model StackFrame
+// stamped with the trust of the method that found it and, for the '?'
+// entries of the scan, with the dump reason the unwinder's state gives it.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -12,39 +14,21 @@
 #include <vector>
 
 #include "memory/memory_source.h"
+#include "model/walked_stack.h"
 #include "unwind/orc_table.h"
 
 namespace btaudit {
 
-struct WalkStack {
-  std::string kind;  // "task", "irq", "exception", "entry"
-  std::string name;  // "#DF", "NMI", ... for exception stacks
-  std::uint64_t begin = 0, end = 0;
-};
-
-struct WalkFrame {
-  std::uint64_t address = 0;
-  std::uint64_t slot = 0;  // where on the stack the word was found (0: a register)
-  bool reliable = false;   // the unwinder's return-address slot
-  bool from_regs = false;  // the interrupted RIP of a pt_regs (printed as a RIP: line by the kernel)
-  std::string stack, stack_name;
-};
-
-struct WalkTransition {
-  std::string from, to;     // stack kinds ("irq", "task", "NMI", ...)
-  std::uint64_t slot = 0;   // where the backlink was read
-  std::uint64_t value = 0;  // the stack pointer it holds
-};
-
 struct WalkResult {
-  std::vector<WalkFrame> frames;
-  std::vector<WalkTransition> transitions;
+  std::vector<StackSegment> segments;
+  std::vector<StackFrame> frames;
+  std::vector<Transition> transitions;
   std::vector<std::string> problems;  // unwinder errors, as the kernel would warn
 };
 
 struct WalkInput {
   std::map<std::string, std::uint64_t> regs;  // the CPU's registers ("rip", "rsp", "rbp", ...)
-  std::vector<WalkStack> stacks;              // every stack the CPU owns
+  std::vector<StackRange> stacks;             // every stack the CPU owns
   const OrcTable* orc = nullptr;
   std::function<bool(std::uint64_t)> is_kernel_text;
   // A task the scheduler switched out: `regs` hold the unwinder state its
@@ -61,5 +45,8 @@ struct WalkInput {
 };
 
 WalkResult walk_stacks(MemorySource& m, const WalkInput& in);
+
+// The stack kind a frame on this stack is shown as (the NMI stack is an exception stack of its own kind).
+StackKind frame_stack_kind(const StackRange& r);
 
 }  // namespace btaudit

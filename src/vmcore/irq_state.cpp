@@ -33,16 +33,16 @@ std::string read_comm(MemorySource& m, std::uint64_t addr, std::uint64_t size) {
 
 }  // namespace
 
-std::vector<CpuIrqState> read_irq_state(MemorySource& m, const KernelLayout& l,
-                                        const std::vector<std::optional<std::uint64_t>>& sp_by_cpu,
-                                        const std::vector<std::string>& reg_source_by_cpu) {
+std::vector<CpuState> read_irq_state(MemorySource& m, const KernelLayout& l,
+                                     const std::vector<std::optional<std::uint64_t>>& sp_by_cpu,
+                                     const std::vector<std::string>& reg_source_by_cpu) {
   std::uint64_t ncpus = sp_by_cpu.size();
   if (l.nr_cpu_ids) {
     if (auto n = m.read_u32(l.nr_cpu_ids); n && *n > 0 && *n <= kMaxCpus) ncpus = std::max<std::uint64_t>(ncpus, *n);
   }
-  std::vector<CpuIrqState> out;
+  std::vector<CpuState> out;
   for (std::uint64_t cpu = 0; cpu < ncpus && cpu < kMaxCpus; ++cpu) {
-    CpuIrqState s;
+    CpuState s;
     s.cpu = static_cast<int>(cpu);
     s.sp = cpu < sp_by_cpu.size() ? sp_by_cpu[cpu] : std::nullopt;
     s.registers_from = cpu < reg_source_by_cpu.size() ? reg_source_by_cpu[cpu] : "no register note for this CPU";
@@ -59,7 +59,7 @@ std::vector<CpuIrqState> read_irq_state(MemorySource& m, const KernelLayout& l,
       if (auto pid = m.read_u32(*task + l.task_pid.offset)) s.pid = static_cast<int>(*pid);
       s.comm = read_comm(m, *task + l.task_comm.offset, l.task_comm.size);
       if (auto stack = m.read_u64(*task + l.task_stack.offset))
-        s.stacks.push_back({"task", "", *stack, *stack + l.thread_size});
+        s.stacks.push_back({StackKind::Task, "", *stack, *stack + l.thread_size});
       else
         s.problems.push_back("task_struct.stack of task " + hex(*task) + " not readable at " +
                              hex(*task + l.task_stack.offset));
@@ -74,7 +74,7 @@ std::vector<CpuIrqState> read_irq_state(MemorySource& m, const KernelLayout& l,
       // Up to 4.8 irq_stack_ptr sat 64 bytes below the stack's top (removed by 4950d6d48a0c), so it
       // is not page aligned; the stack is then [ptr + 64 - IRQ_STACK_SIZE, ptr), as crash decides it.
       const bool gap = l.era == IrqEra::IrqStackPtr && (*ptr & 0xfff) != 0 && l.irq_stack_size > 64;
-      StackRange irq{"irq", "", end - (gap ? l.irq_stack_size - 64 : l.irq_stack_size), end};
+      StackRange irq{StackKind::Irq, "", end - (gap ? l.irq_stack_size - 64 : l.irq_stack_size), end};
       s.irq_stack = irq;
       s.stacks.push_back(irq);
       s.backlink = m.read_u64(end - 8);
@@ -96,7 +96,7 @@ std::vector<CpuIrqState> read_irq_state(MemorySource& m, const KernelLayout& l,
     if (l.cea_exception_stacks_var) {
       if (auto cea = m.read_u64(*base + *l.cea_exception_stacks_var); cea && *cea) {
         for (const ExceptionStackLayout& e : l.exception_stacks)
-          s.stacks.push_back({"exception", e.name, *cea + e.offset, *cea + e.offset + e.size});
+          s.stacks.push_back({StackKind::Exception, e.name, *cea + e.offset, *cea + e.offset + e.size});
       } else {
         s.problems.push_back("exception stacks not located: cea_exception_stacks " +
                              std::string(cea ? "is 0 " : "not readable ") +
@@ -105,12 +105,12 @@ std::vector<CpuIrqState> read_irq_state(MemorySource& m, const KernelLayout& l,
     } else if (l.orig_ist_var) {
       for (const ExceptionStackLayout& e : l.exception_stacks)
         if (auto top = m.read_u64(*base + *l.orig_ist_var + e.offset); top && *top > e.size)
-          s.stacks.push_back({"exception", e.name, *top - e.size, *top});
+          s.stacks.push_back({StackKind::Exception, e.name, *top - e.size, *top});
     }
     if (s.sp) {
       for (const StackRange& r : s.stacks) {
         if (r.contains(*s.sp)) {
-          s.sp_stack = r.kind == "exception" ? r.name : r.kind;
+          s.sp_stack = r.label();
           break;
         }
       }

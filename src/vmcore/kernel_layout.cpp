@@ -1,24 +1,24 @@
 #include "vmcore/kernel_layout.h"
 
-#include "debuginfo/debuginfo_error.h"
+#include "provider/debuginfo_error.h"
 
 namespace btaudit {
 
 namespace {
 
-std::optional<std::uint64_t> symbol(KernelDebugInfo& info, const std::string& name) {
-  auto s = info.function(name, "");
+std::optional<std::uint64_t> symbol(SymbolProvider& info, const std::string& name) {
+  auto s = info.find(name);
   if (!s) return std::nullopt;
   return s->address;
 }
 
 }  // namespace
 
-KernelLayout detect_layout(KernelDebugInfo& info, KernelTypes& types, std::int64_t kaslr) {
+KernelLayout detect_layout(SymbolProvider& info, TypeProvider& types, std::int64_t kaslr, const std::string& vmlinux) {
   KernelLayout l;
   l.kaslr = kaslr;
   auto pco = symbol(info, "__per_cpu_offset");
-  if (!pco) throw DebugInfoError(info.vmlinux_path() + ": no __per_cpu_offset symbol (not an SMP x86-64 kernel?)");
+  if (!pco) throw DebugInfoError(vmlinux + ": no __per_cpu_offset symbol (not an SMP x86-64 kernel?)");
   l.per_cpu_offset_array = *pco + static_cast<std::uint64_t>(kaslr);
   if (auto n = symbol(info, "nr_cpu_ids")) l.nr_cpu_ids = *n + static_cast<std::uint64_t>(kaslr);
   if (auto n = symbol(info, "crash_notes")) l.crash_notes = *n + static_cast<std::uint64_t>(kaslr);
@@ -41,8 +41,7 @@ KernelLayout detect_layout(KernelDebugInfo& info, KernelTypes& types, std::int64
     auto ptr = types.member("pcpu_hot", "hardirq_stack_ptr");
     auto use = types.member("pcpu_hot", "hardirq_stack_inuse");
     auto cur = types.member("pcpu_hot", "current_task");
-    if (!ptr || !cur)
-      throw DebugInfoError(info.vmlinux_path() + ": struct pcpu_hot has no hardirq_stack_ptr/current_task");
+    if (!ptr || !cur) throw DebugInfoError(vmlinux + ": struct pcpu_hot has no hardirq_stack_ptr/current_task");
     l.irq_stack_ptr_var = *pcpu_hot + ptr->offset;
     if (use) l.inuse_var = *pcpu_hot + use->offset;
     l.current_task_var = *pcpu_hot + cur->offset;
@@ -65,12 +64,11 @@ KernelLayout detect_layout(KernelDebugInfo& info, KernelTypes& types, std::int64
     l.irq_stack_ptr_var = *irq_stack_ptr;
     l.irq_count_var = irq_count;
   } else {
-    throw DebugInfoError(info.vmlinux_path() +
-                         ": no per-CPU IRQ stack pointer (pcpu_hot, hardirq_stack_ptr, irq_stack_ptr)");
+    throw DebugInfoError(vmlinux + ": no per-CPU IRQ stack pointer (pcpu_hot, hardirq_stack_ptr, irq_stack_ptr)");
   }
   if (l.era != IrqEra::PcpuHot) {
     auto cur = per_cpu("current_task");
-    if (!cur) throw DebugInfoError(info.vmlinux_path() + ": no current_task per-CPU variable");
+    if (!cur) throw DebugInfoError(vmlinux + ": no current_task per-CPU variable");
     l.current_task_var = *cur;
   }
   if (!l.per_cpu.zero_based()) l.era_name += "; per-CPU symbols section-based, moved by KASLR";
@@ -86,7 +84,7 @@ KernelLayout detect_layout(KernelDebugInfo& info, KernelTypes& types, std::int64
   // else the IRQ stack's (both are PAGE_SIZE << (2 + KASAN_STACK_ORDER) on
   // x86-64 since 3.15). union thread_union is not looked up: it is rarely
   // defined in a CU, and a failed lookup reads all of vmlinux's DWARF.
-  if (auto s = info.function("init_stack", ""); s && s->size) l.thread_size = s->size;
+  if (auto s = info.find("init_stack"); s && s->size) l.thread_size = s->size;
   if (l.thread_size == 0 && l.irq_stack_size) {
     l.thread_size = l.irq_stack_size;
     l.fallbacks.push_back("THREAD_SIZE taken as the IRQ stack's size (init_stack has no ELF size)");
@@ -102,8 +100,7 @@ KernelLayout detect_layout(KernelDebugInfo& info, KernelTypes& types, std::int64
   auto pid = types.member("task_struct", "pid");
   auto comm = types.member("task_struct", "comm");
   auto stack = types.member("task_struct", "stack");
-  if (!pid || !comm || !stack)
-    throw DebugInfoError(info.vmlinux_path() + ": task_struct.pid/comm/stack missing from DWARF");
+  if (!pid || !comm || !stack) throw DebugInfoError(vmlinux + ": task_struct.pid/comm/stack missing from DWARF");
   l.task_pid = *pid;
   l.task_comm = *comm;
   l.task_stack = *stack;
@@ -126,7 +123,7 @@ KernelLayout detect_layout(KernelDebugInfo& info, KernelTypes& types, std::int64
     // size / 5 (4 KiB, or 8 KiB after the 7fae4c24a2b8 backports).
     l.orig_ist_var = *orig;
     std::uint64_t stksz = 4096;
-    if (auto es = info.function("exception_stacks", ""); es && es->size && es->size % 5 == 0)
+    if (auto es = info.find("exception_stacks"); es && es->size && es->size % 5 == 0)
       stksz = es->size / 5;
     else
       l.fallbacks.push_back("no sized exception_stacks symbol: exception stacks taken as 4 KiB (#DB 8 KiB)");

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "debuginfo/kernel_debuginfo.h"
-#include "debuginfo/kernel_types.h"
+#include "provider/symbol_provider.h"
+#include "provider/type_provider.h"
 #include "vmcore/per_cpu_symbol.h"
 
 namespace btaudit {
@@ -50,7 +50,9 @@ struct KernelLayout {
   std::vector<std::string> fallbacks;  // each default taken because the kernel's own data was missing
 };
 
+// `symbols` answers with vmlinux's link addresses; `vmlinux` names it in errors.
 // Throws DebugInfoError when vmlinux lacks what every era has (__per_cpu_offset, a task pointer).
-KernelLayout detect_layout(KernelDebugInfo& info, KernelTypes& types, std::int64_t kaslr);
+KernelLayout detect_layout(SymbolProvider& symbols, TypeProvider& types, std::int64_t kaslr,
+                           const std::string& vmlinux);
 
 }  // namespace btaudit

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "debuginfo/debuginfo_error.h"
+#include "provider/debuginfo_error.h"
 
 namespace btaudit {
 
@@ -10,7 +10,7 @@ namespace {
 
 constexpr std::size_t kMaxTasks = 1 << 22;  // 4M tasks: PID_MAX_LIMIT; more is a corrupt list
 
-MemberInfo need(KernelTypes& types, const std::string& type, const std::string& member) {
+MemberInfo need(TypeProvider& types, const std::string& type, const std::string& member) {
   auto m = types.member(type, member);
   if (!m) throw DebugInfoError("vmlinux has no " + type + "." + member + " in its DWARF: tasks cannot be listed");
   return *m;
@@ -18,9 +18,9 @@ MemberInfo need(KernelTypes& types, const std::string& type, const std::string& 
 
 }  // namespace
 
-TaskList read_task_list(MemorySource& m, KernelDebugInfo& info, KernelTypes& types, const KernelLayout& layout) {
+TaskList read_task_list(MemorySource& m, SymbolProvider& symbols, TypeProvider& types, const KernelLayout& layout) {
   TaskList out;
-  auto init = info.function("init_task", "");
+  auto init = symbols.find("init_task");
   if (!init) throw DebugInfoError("vmlinux has no init_task symbol: tasks cannot be listed");
   const std::uint64_t init_task = init->address + static_cast<std::uint64_t>(layout.kaslr);
   const MemberInfo tasks = need(types, "task_struct", "tasks");

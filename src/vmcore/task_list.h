@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "debuginfo/kernel_debuginfo.h"
-#include "debuginfo/kernel_types.h"
 #include "memory/memory_source.h"
+#include "provider/symbol_provider.h"
+#include "provider/type_provider.h"
 #include "vmcore/kernel_layout.h"
 
 namespace btaudit {
@@ -30,6 +30,6 @@ struct TaskList {
 };
 
 // Throws DebugInfoError when vmlinux lacks init_task or task_struct's list members.
-TaskList read_task_list(MemorySource& m, KernelDebugInfo& info, KernelTypes& types, const KernelLayout& layout);
+TaskList read_task_list(MemorySource& m, SymbolProvider& symbols, TypeProvider& types, const KernelLayout& layout);
 
 }  // namespace btaudit

@@ -34,6 +34,13 @@ def run(cmd):
 
 
 def check_cpu(m, n, expect, cpu, text, errors):
+    for f in cpu["frames"]:
+        if f["address"] in expect.reasons and f["reason"] != expect.reasons[f["address"]]:
+            errors.append(f"CPU {n}: {f['function']}+{f['offset']:#x}: reason {f['reason']}, "
+                          f"expected {expect.reasons[f['address']]}")
+    for value, reason in expect.reasons.items():
+        if not any(f["address"] == value for f in cpu["frames"]):
+            errors.append(f"CPU {n}: no frame for {value:#x} (expected one with reason {reason})")
     want, got = expect.frames(m), actual_frames(cpu)
     if want != got:
         errors.append(f"CPU {n}: frames differ\n  expected:\n    " + "\n    ".join(map(fmt, want)) +

@@ -13,7 +13,8 @@ FRAME_STACK = {"task": ("task", None, "TASK"), "irq": ("irq", None, "IRQ"), "NMI
 
 
 class Expect:
-    def __init__(self, walk, transitions=(), rips=(), sp_stack="task", in_use=False, problems=()):
+    def __init__(self, walk, transitions=(), rips=(), sp_stack="task", in_use=False, problems=(), reasons=None):
+        self.reasons = reasons or {}  # planted value -> the reason its frame must carry
         self.walk = walk  # [(Stack, first scanned address)]
         self.transitions = list(transitions)  # [(from, to, slot, value)]
         self.rips = list(rips)  # functions of the RIP lines, in walk order
@@ -241,6 +242,22 @@ def panic_log(m):
     return {0: e0, 1: idle_cpu(m, c1), "log": lines}
 
 
+def function_pointer(m):
+    """6.2+ call padding: a callback pointer left in a local is a function's first
+    byte, which %pB names after the padding before it -- the kernel prints
+    "? __pfx_lab_wait+0x10/0x10" -- and which no call precedes: function_start."""
+    c0, c1 = m.cpus
+    task = m.new_task(97, "sh")
+    m.set_current(c0, task)
+    b = m.builder(task.stack)
+    b.pt_regs(ctx.USER_IP, ctx.USER_SP, 0, user=True)
+    pointer = m.image.sym("lab_wait")
+    names = ["entry_SYSCALL_64", "do_syscall_64", "ksys_write", "vfs_write", "lab_write", "lab_wait"]
+    rbp = b.chain(names, 0, {"vfs_write": [pointer]})
+    ctx.set_regs(c0, ret(m, "lab_wait", "crash_save_cpu"), b, rbp)
+    return {0: Expect([(b.stack, b.sp)], rips=["lab_wait"], reasons={pointer: "function_start"}), 1: idle_cpu(m, c1)}
+
+
 def stale_backlink(m):
     """An interrupt came and went: the IRQ stack keeps its frames and its top
     word (never cleared), but the CPU is back on its task stack and the
@@ -317,6 +334,7 @@ SCENARIOS = {
     "panic_log": (panic_log, {}),
     "irq_in_module": (irq_in_module, {}),
     "irq_in_module_paged": (irq_in_module, {"paged": True, "kaslr": 0x6000000}),
+    "function_pointer": (function_pointer, {}),
     "stale_backlink": (stale_backlink, {}),
     "corrupted_backlink": (corrupted_backlink, {}),
     "frame_loop": (frame_loop, {}),

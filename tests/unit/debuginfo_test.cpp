@@ -12,9 +12,9 @@
 
 #include "analysis/analyze_report.h"
 #include "analysis/debug_analysis.h"
-#include "debuginfo/debuginfo_error.h"
 #include "debuginfo/kernel_debuginfo.h"
 #include "model_printers.h"
+#include "provider/debuginfo_error.h"
 #include "text/log_parser.h"
 
 namespace {

@@ -6,6 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "memory/synthetic_memory.h"
+#include "model_printers.h"
 
 namespace {
 
@@ -73,8 +74,9 @@ struct Fixture {
     BOOST_REQUIRE(orc.add(mem, kOrcIp, kOrc, rows.size(), 1));
     in.orc = &orc;
     in.is_kernel_text = [](std::uint64_t a) { return a >= kText && a < fn(kCount); };
-    in.stacks = {
-        {"task", "", kTask, kTask + kStack}, {"irq", "", kIrq, kIrq + kStack}, {"exception", "NMI", kNmi, kNmi + 8192}};
+    in.stacks = {{StackKind::Task, "", kTask, kTask + kStack},
+                 {StackKind::Irq, "", kIrq, kIrq + kStack},
+                 {StackKind::Exception, "NMI", kNmi, kNmi + 8192}};
   }
 
   void regs(std::uint64_t rip, std::uint64_t rsp) { in.regs = {{"rip", rip}, {"rsp", rsp}, {"rbp", 0}}; }
@@ -93,8 +95,8 @@ struct Fixture {
 
 std::vector<std::pair<std::uint64_t, bool>> entries(const WalkResult& w) {
   std::vector<std::pair<std::uint64_t, bool>> out;
-  for (const WalkFrame& f : w.frames)
-    if (!f.from_regs) out.emplace_back(f.address, f.reliable);
+  for (const StackFrame& f : w.frames)
+    if (!f.from_regs) out.emplace_back(f.pc, f.reliable());
   return out;
 }
 
@@ -137,8 +139,8 @@ BOOST_AUTO_TEST_CASE(irq_stack_backlink_leads_to_the_task_stack) {
   BOOST_TEST(w.transitions[0].slot == top - 8);
   BOOST_TEST(w.transitions[0].value == tsp);
   bool saw_task_reliable = false;
-  for (const WalkFrame& f : w.frames)
-    if (f.stack == "task" && f.reliable && f.address == fn(kBottom) + 0x8) saw_task_reliable = true;
+  for (const StackFrame& f : w.frames)
+    if (f.stack == StackKind::Task && f.reliable() && f.pc == fn(kBottom) + 0x8) saw_task_reliable = true;
   BOOST_TEST(saw_task_reliable);
 }
 
@@ -163,7 +165,7 @@ BOOST_AUTO_TEST_CASE(nmi_over_irq_follows_pt_regs_then_the_irq_backlink) {
   BOOST_TEST(w.transitions[1].from == "irq");
   BOOST_TEST(w.transitions[1].to == "task");
   bool regs_line = false;
-  for (const WalkFrame& f : w.frames) regs_line = regs_line || (f.from_regs && f.address == fn(kIrqHandler) + 8);
+  for (const StackFrame& f : w.frames) regs_line = regs_line || (f.from_regs && f.pc == fn(kIrqHandler) + 8);
   BOOST_TEST(regs_line);
 }
 
@@ -175,7 +177,7 @@ BOOST_AUTO_TEST_CASE(stale_backlink_after_leaving_the_irq_stack_is_not_followed)
   mem.put_u64(sp, fn(kBottom) + 0x8);
   const WalkResult w = walk();
   BOOST_TEST(w.transitions.empty());
-  for (const WalkFrame& f : w.frames) BOOST_TEST(f.stack != "irq");
+  for (const StackFrame& f : w.frames) BOOST_TEST((f.stack != StackKind::Irq));
 }
 
 BOOST_AUTO_TEST_CASE(corrupted_backlink_ends_the_walk_with_a_problem) {
@@ -201,7 +203,7 @@ BOOST_AUTO_TEST_CASE(a_frame_chain_that_does_not_grow_stops_without_hanging) {
 BOOST_AUTO_TEST_CASE(a_truncated_dump_gives_a_short_walk_not_a_crash) {
   SyntheticMemory sparse;  // the task stack's upper half is missing
   sparse.map(kTask, std::vector<std::uint8_t>(kStack / 2, 0));
-  in.stacks = {{"task", "", kTask, kTask + kStack}};
+  in.stacks = {{StackKind::Task, "", kTask, kTask + kStack}};
   in.regs = {{"rip", fn(kLeaf) + 4}, {"rsp", kTask + kStack / 2 - 16}, {"rbp", 0}};
   sparse.put_u64(kTask + kStack / 2 - 16, fn(kMid) + 0x10);
   const WalkResult w = walk_stacks(sparse, in);
@@ -237,8 +239,155 @@ BOOST_AUTO_TEST_CASE(frame_pointer_kernel_finds_pt_regs_through_the_encoded_rbp)
   BOOST_TEST(e[1].first == fn(kTop) + 0x30);
   BOOST_TEST(e[1].second);
   bool regs_line = false;
-  for (const WalkFrame& f : w.frames) regs_line = regs_line || (f.from_regs && f.slot == regs_at + 128);
+  for (const StackFrame& f : w.frames) regs_line = regs_line || (f.from_regs && f.slot == regs_at + 128);
   BOOST_TEST(regs_line);
+}
+
+// ---- what each frame is stamped with ----
+
+BOOST_AUTO_TEST_CASE(every_frame_carries_the_trust_and_reason_of_what_found_it) {
+  const std::uint64_t sp = kTask + kStack - 64;
+  regs(fn(kLeaf) + 4, sp);
+  mem.put_u64(sp, fn(kMid) + 0x10);         // leaf -> mid (ORC)
+  mem.put_u64(sp + 8, fn(kLeaf) + 0x44);    // residue while the unwinder is alive: stale_by_orc
+  mem.put_u64(sp + 16, fn(kBottom) + 0x8);  // mid -> bottom (ORC), which ends the stack
+  mem.put_u64(sp + 24, fn(kTop) + 0x30);    // after the end: after_stack_end
+  const WalkResult w = walk();
+  BOOST_REQUIRE_EQUAL(w.frames.size(), 5u);
+  BOOST_TEST(w.frames[0].from_regs);
+  BOOST_TEST(w.frames[0].trust == Trust::Registers);
+  BOOST_TEST(w.frames[0].reason == Reason::CpuRegisters);
+  BOOST_TEST(!w.frames[0].slot.has_value());
+  BOOST_TEST(w.frames[1].trust == Trust::Orc);
+  BOOST_TEST(w.frames[1].reason == Reason::Orc);
+  BOOST_TEST(w.frames[2].trust == Trust::Scan);
+  BOOST_TEST(w.frames[2].reason == Reason::StaleByOrc);
+  BOOST_TEST(w.frames[3].reason == Reason::Orc);
+  BOOST_TEST(w.frames[4].trust == Trust::Scan);
+  BOOST_TEST(w.frames[4].reason == Reason::AfterStackEnd);
+  for (const StackFrame& f : w.frames) BOOST_TEST(f.stack == StackKind::Task);
+}
+
+BOOST_AUTO_TEST_CASE(the_first_frame_after_the_irq_backlink_is_stamped_backlink) {
+  const std::uint64_t top = kIrq + kStack;
+  const std::uint64_t tsp = kTask + kStack - 128;
+  regs(fn(kIrqHandler) + 4, top - 16);
+  mem.put_u64(top - 16, fn(kIrqEntry) + 0x18);  // handler -> irq entry (ORC)
+  mem.put_u64(top - 8, tsp);                    // the backlink
+  mem.put_u64(tsp, fn(kMid) + 0x22);            // reached through the backlink word
+  mem.put_u64(tsp + 16, fn(kBottom) + 0x8);     // mid -> bottom (ORC again)
+  const WalkResult w = walk();
+  std::vector<std::pair<std::uint64_t, Trust>> got;
+  for (const StackFrame& f : w.frames)
+    if (!f.from_regs) got.emplace_back(f.pc, f.trust);
+  BOOST_REQUIRE_EQUAL(got.size(), 3u);
+  BOOST_TEST(got[0].second == Trust::Orc);
+  BOOST_TEST(got[1].first == fn(kMid) + 0x22);
+  BOOST_TEST(got[1].second == Trust::Backlink);
+  BOOST_TEST(got[2].second == Trust::Orc);
+  BOOST_REQUIRE_EQUAL(w.segments.size(), 2u);
+  BOOST_TEST(w.segments[0].entry == SegmentEntry::Start);
+  BOOST_TEST(w.segments[0].scan_from == top - 16);
+  BOOST_TEST(w.segments[1].entry == SegmentEntry::Backlink);
+  BOOST_TEST(w.segments[1].scan_from == tsp);
+  BOOST_TEST(w.frames.back().segment == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_pt_regs_rip_is_a_register_frame_that_knows_its_regs) {
+  const std::uint64_t nmi_top = kNmi + 8192;
+  const std::uint64_t regs_at = nmi_top - 168;
+  regs(fn(kNmiHandler) + 4, regs_at - 8);
+  mem.put_u64(regs_at - 8, fn(kNmiEntry) + 0x10);   // NMI handler -> NMI entry (ORC)
+  mem.put_u64(regs_at + 128, fn(kIrqHandler) + 8);  // pt_regs->ip
+  mem.put_u64(regs_at + 152, kIrq + kStack - 16);   // pt_regs->sp
+  const WalkResult w = walk();
+  const StackFrame* rip = nullptr;
+  for (const StackFrame& f : w.frames)
+    if (f.from_regs && f.slot) rip = &f;
+  BOOST_REQUIRE(rip);
+  BOOST_TEST(rip->trust == Trust::PtRegs);
+  BOOST_TEST(rip->reason == Reason::PtRegs);
+  BOOST_TEST(*rip->regs == regs_at);
+  BOOST_TEST(rip->stack == StackKind::Nmi);
+  BOOST_TEST(*rip->exception == "NMI");
+}
+
+BOOST_AUTO_TEST_CASE(words_after_an_unwinder_error_are_plausible_leftovers) {
+  const std::uint64_t sp = kTask + kStack - 64;
+  regs(fn(kLoop) + 4, sp);
+  mem.put_u64(sp, fn(kLoop) + 4);        // the loop's CFA is SP: the unwinder fails here
+  mem.put_u64(sp + 8, fn(kMid) + 0x10);  // a caller the unwinder lost
+  const WalkResult w = walk();
+  BOOST_TEST(!w.problems.empty());
+  BOOST_REQUIRE_GE(w.frames.size(), 2u);
+  BOOST_TEST(w.frames.back().reason == Reason::AfterUnwindError);
+}
+
+BOOST_AUTO_TEST_CASE(a_frame_pointer_kernel_stamps_frame_pointer_reasons) {
+  in.orc = nullptr;
+  in.frame_pointer_kernel = true;
+  const std::uint64_t frame = kTask + kStack - 96;  // leaf's frame record
+  in.regs = {{"rip", fn(kLeaf) + 4}, {"rsp", frame - 16}, {"rbp", frame}};
+  mem.put_u64(frame - 8, fn(kTop) + 3);        // residue below the frame record
+  mem.put_u64(frame, frame + 32);              // saved RBP: mid's frame
+  mem.put_u64(frame + 8, fn(kMid) + 0x10);     // leaf -> mid
+  mem.put_u64(frame + 16, fn(kLeaf) + 0x20);   // mid's local: residue
+  mem.put_u64(frame + 32, 0);                  // mid's saved RBP: the first frame, the chain ends
+  mem.put_u64(frame + 40, fn(kBottom) + 0x8);  // mid -> bottom
+  mem.put_u64(frame + 48, fn(kTop) + 0x9);     // past the end
+  const WalkResult w = walk();
+  std::vector<Reason> reasons;
+  for (const StackFrame& f : w.frames)
+    if (!f.from_regs) reasons.push_back(f.reason);
+  const std::vector<Reason> expected = {Reason::StaleByFramePointer, Reason::FramePointer, Reason::StaleByFramePointer,
+                                        Reason::FramePointer, Reason::AfterStackEnd};
+  BOOST_TEST(reasons == expected, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_switched_out_task_starts_with_the_scheduler_frame) {
+  const std::uint64_t thread_sp = kTask + kStack - 128;  // the inactive_task_frame
+  in.regs = {{"rip", fn(kMid) + 0x10}, {"rsp", thread_sp + 16}, {"rbp", 0}};
+  in.blocked_scan_from = thread_sp;
+  mem.put_u64(thread_sp, 0x1111);                // the frame's saved RBP
+  mem.put_u64(thread_sp + 8, fn(kMid) + 0x10);   // ret_addr: __schedule's return address
+  mem.put_u64(thread_sp + 16, fn(kLeaf) + 0x3);  // residue
+  mem.put_u64(thread_sp + 24, fn(kBottom) + 8);  // mid -> bottom
+  const WalkResult w = walk();
+  BOOST_REQUIRE_EQUAL(w.frames.size(), 3u);
+  BOOST_TEST(!w.frames[0].from_regs);
+  BOOST_TEST(w.frames[0].trust == Trust::Registers);
+  BOOST_TEST(w.frames[0].reason == Reason::SchedulerFrame);
+  BOOST_TEST(w.frames[1].reason == Reason::StaleByOrc);
+  BOOST_TEST(w.frames[2].reason == Reason::Orc);
+  BOOST_TEST(w.segments[0].scan_from == thread_sp);
+}
+
+BOOST_AUTO_TEST_CASE(an_overflowed_stack_is_entered_at_the_page_above_the_guard) {
+  regs(fn(kLeaf) + 4, kTask - 16);  // SP in the guard page below the task stack
+  mem.put_u64(kTask + 8, fn(kMid) + 1);
+  const WalkResult w = walk();
+  BOOST_REQUIRE(!w.segments.empty());
+  BOOST_TEST(w.segments[0].entry == SegmentEntry::GuardPage);
+  BOOST_TEST(w.segments[0].scan_from == kTask);
+}
+
+BOOST_AUTO_TEST_CASE(each_stack_type_is_visited_once) {
+  // An IRQ stack whose backlink points back into itself: no second visit.
+  const std::uint64_t top = kIrq + kStack;
+  regs(fn(kIrqHandler) + 4, top - 64);
+  mem.put_u64(top - 8, top - 64);
+  const WalkResult w = walk();
+  BOOST_TEST(w.segments.size() == 1u);
+  BOOST_TEST(w.transitions.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(the_frame_budget_caps_the_scan) {
+  const std::uint64_t sp = kTask + 64;
+  regs(fn(kLeaf) + 4, sp);
+  for (std::uint64_t a = sp; a < kTask + kStack; a += 8) mem.put_u64(a, fn(kTop) + 1);  // text everywhere
+  in.max_frames = 100;
+  const WalkResult w = walk();
+  BOOST_TEST(w.frames.size() <= 100u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -96,12 +96,21 @@ class KernelImage:
         return self.data[s["offset"]:s["offset"] + s["size"]]
 
     def function_at(self, addr):
-        """The function symbol holding addr (sized symbols only, as kallsyms)."""
+        """The function symbol holding addr (sized symbols, and the 16-byte __pfx_ padding
+        symbols add_pfx_symbols.py gives eras 4 and 5 without a size)."""
         addr -= self.kaslr
         for name, (value, size) in self.symbols.items():
+            size = size or (16 if name.startswith("__pfx_") else 0)
             if size and value <= addr < value + size and value >= KERNEL_SPACE:
                 return name
         return None
+
+    def kallsyms_size(self, name):
+        """What the kernel prints as a function's size: the distance to the next symbol
+        (kernel/kallsyms.c get_symbol_pos), padding symbols included."""
+        start = self.symbols[name][0]
+        following = [v for v, _size in self.symbols.values() if start < v <= self.symbols["_etext"][0]]
+        return (min(following) if following else self.symbols["_etext"][0]) - start
 
     def function_bytes(self, name):
         addr = self.sym(name)

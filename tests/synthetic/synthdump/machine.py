@@ -220,10 +220,11 @@ class Machine:
         self.extra_vmcoreinfo.update(printk.write_ring(self, lines, caller_pid))
 
     def function_size(self, name):
+        """The size a printed trace shows (kallsyms': to the next symbol)."""
         for mod in self.modules:
             if name in mod.functions:
                 return mod.functions[name][1]
-        return self.image.symbols[name][1]
+        return self.image.kallsyms_size(name)
 
     def symbolize(self, addr):
         """(function, its address, module name or None) for a text address."""

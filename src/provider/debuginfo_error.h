@@ -1,4 +1,5 @@
-// Errors of the debuginfo layer: they name the file and the problem.
+// The kernel's symbols or types lack what an analysis needs (a wrong or
+// unusable vmlinux): one line naming the file and the problem.
 #pragma once
 #include <stdexcept>
 #include <string>

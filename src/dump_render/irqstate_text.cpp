@@ -1,4 +1,4 @@
-#include "render/irqstate_text.h"
+#include "dump_render/irqstate_text.h"
 
 #include <cstdio>
 
@@ -6,22 +6,22 @@
 
 namespace btaudit {
 
-std::string irq_in_use_text(const CpuIrqState& c, const std::string& unknown) {
+std::string irq_in_use_text(const CpuState& c, const std::string& unknown) {
   if (c.in_use) return *c.in_use ? "yes" : "no";
   if (c.irq_count) return "count " + std::to_string(*c.irq_count);
   return unknown;
 }
 
-std::string render_irq_state_text(const DumpAnalysis& a) {
-  std::string out = "dump:    " + a.path + " (" + a.format + ")\nvmlinux: " + a.vmlinux +
-                    "\nlayout:  " + a.layout.era_name + "; IRQ stack " + std::to_string(a.layout.irq_stack_size) +
-                    " bytes, THREAD_SIZE " + std::to_string(a.layout.thread_size) + "\n";
-  for (const auto& f : a.layout.fallbacks) out += "note:    " + f + "\n";
+std::string render_irq_state_text(const DumpModel& d) {
+  std::string out = "dump:    " + d.path + " (" + d.format + ")\nvmlinux: " + d.vmlinux + "\nlayout:  " + d.layout +
+                    "; IRQ stack " + std::to_string(d.irq_stack_size) + " bytes, THREAD_SIZE " +
+                    std::to_string(d.thread_size) + "\n";
+  for (const auto& f : d.layout_notes) out += "note:    " + f + "\n";
   out +=
       "\nCPU  task             PID  COMM             SP                on      IRQ stack [base, top)"
       "                 backlink at top   in use  registers from\n";
-  for (const CpuWalk& cw : a.walk.cpus) {
-    const CpuIrqState& c = cw.state;
+  for (const StackWalk& cw : d.cpus) {
+    const CpuState& c = cw.state;
     char line[400];
     const std::string irq = c.irq_stack ? hex16(c.irq_stack->begin) + "-" + hex16(c.irq_stack->end) : std::string("-");
     const std::string use = irq_in_use_text(c, "-");

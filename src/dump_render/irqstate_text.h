@@ -4,13 +4,13 @@
 #pragma once
 #include <string>
 
-#include "analysis/dump_analysis.h"
+#include "model/dump.h"
 
 namespace btaudit {
 
-std::string render_irq_state_text(const DumpAnalysis& a);
+std::string render_irq_state_text(const DumpModel& d);
 
 // "yes"/"no" (hardirq_stack_inuse), "count N" (irq_count, 5.11 and older), or `unknown`.
-std::string irq_in_use_text(const CpuIrqState& c, const std::string& unknown);
+std::string irq_in_use_text(const CpuState& c, const std::string& unknown);
 
 }  // namespace btaudit

@@ -1,0 +1,41 @@
+// The kernel's own compressed symbol table (the kallsyms_* arrays
+// scripts/kallsyms writes into vmlinux's .rodata), decoded from any memory that
+// holds it: a dump, or vmlinux's file. It is exactly what the kernel looked
+// names up in, so names, aliases and sizes come out as the kernel printed them.
+// Formats (kernel/kallsyms.c):
+//   kallsyms_addresses[]                              absolute addresses (before 4.6, or !BASE_RELATIVE)
+//   kallsyms_offsets[] + kallsyms_relative_base       4.6+ (2213e9a66bb8); until 6.14 with
+//                                                     KALLSYMS_ABSOLUTE_PERCPU (x86-64 SMP) a
+//                                                     negative offset is base - 1 - offset and a
+//                                                     positive one an absolute per-CPU offset;
+//                                                     6.15+ (and without it) unsigned offsets from the base
+//   kallsyms_names: a length byte, 6.1+ two when the first has 0x80 set (73bbb94466fd),
+//   then that many indices into kallsyms_token_index/kallsyms_token_table; the
+//   expansion's first character is the nm type.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "memory/memory_source.h"
+#include "provider/kallsyms.h"
+
+namespace btaudit {
+
+// Where the kallsyms_* objects are in the memory being read.
+struct KernelKallsymsLayout {
+  std::uint64_t num_syms = 0;
+  std::uint64_t names = 0;
+  std::uint64_t token_table = 0;
+  std::uint64_t token_index = 0;
+  std::optional<std::uint64_t> offsets;  // with relative_base (4.6+)
+  std::optional<std::uint64_t> relative_base;
+  std::optional<std::uint64_t> addresses;  // before 4.6
+};
+
+// nullopt (and `problem` set) when the tables cannot be read or do not decode
+// into an address-sorted table that holds _stext and _etext.
+std::optional<KallsymsTable> read_kernel_kallsyms(MemorySource& memory, const KernelKallsymsLayout& layout,
+                                                  std::string& problem);
+
+}  // namespace btaudit
