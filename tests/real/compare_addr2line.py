@@ -37,6 +37,12 @@ def loc(s):
     return text + (f":{s['column']}" if s.get('column') else '')
 
 
+def outside_scopes(frame):
+    """A frame whose lookup address (return address - 1) has no DWARF function scope."""
+    name = frame['function']
+    return name.startswith('__pfx_') or '.part.' in name or '.cold' in name
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('btaudit')
@@ -53,6 +59,7 @@ def main():
         sys.exit(77)
     total = same = 0
     bad = []
+    known = []
     for log in logs:
         cmd = [a.btaudit, 'analyze', '--format', 'json', '--vmlinux', a.vmlinux, log]
         if a.modules:
@@ -74,19 +81,25 @@ def main():
             if len(got) == len(exp) and all((e[0] == '??' or g[0] == e[0]) and g[1] == e[1]
                                             for g, e in zip(got, exp)):
                 n_same += 1
+            elif len(got) == 1 and exp and got[0][1] == exp[0][1] and outside_scopes(f):
+                known.append((log, f['function'], f['offset']))
             else:
                 bad.append((log, f['function'], f['offset'], got, exp))
         total += len(frames)
         same += n_same
         print(f'{log}: {n_same}/{len(frames)} frames equal to eu-addr2line')
+    for k in known:
+        print('known difference (no DWARF scope at the address; eu-addr2line prints a chain anyway):', k)
     for b in bad[:20]:
         print('differs:', b)
     print(f'symbolization equal to eu-addr2line: {same}/{total} frames ({100.0 * same / max(1, total):.1f}%)')
-    # Known difference: for an address past the DWARF ranges of a ".part" clone
-    # (dwarf_getscopes finds no scope), eu-addr2line 0.188 still prints an
-    # inline chain and btaudit prints none (2 of 485 lab frames). The bar is set
-    # just below 100% so that any other regression fails.
-    sys.exit(0 if total and same >= 0.995 * total else 1)
+    # Known difference: for an address where dwarf_getscopes finds no scope --
+    # past the DWARF ranges of a ".part" clone, or the call padding of a
+    # "__pfx_" symbol (a stale pointer to a function's first byte, looked up at
+    # the byte before it) -- eu-addr2line 0.188 still prints the inline chain of
+    # a neighbouring range and btaudit prints none; the line itself agrees.
+    # Every other frame must be equal, and the known ones stay rare.
+    sys.exit(0 if total and same + len(known) == total and len(known) <= 0.01 * total else 1)
 
 
 if __name__ == '__main__':
