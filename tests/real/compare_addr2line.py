@@ -95,7 +95,7 @@ def main():
         same += n_same
         print(f'{log}: {n_same}/{len(frames)} frames equal to eu-addr2line')
     for k in known:
-        print('known difference (no DWARF scope at the address; eu-addr2line prints a chain anyway):', k)
+        print('known difference (the byte before is not the function\'s own code; see outside_scopes):', k)
     for b in bad[:20]:
         print('differs:', b)
     print(f'symbolization equal to eu-addr2line: {same}/{total} frames ({100.0 * same / max(1, total):.1f}%)')
