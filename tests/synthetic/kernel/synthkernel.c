@@ -347,7 +347,8 @@ const u64 synth_layout[] __attribute__((used)) = {
     64, /* <=4.8: irq_stack_ptr is 64 bytes below the IRQ stack's top */
 #else
     0,
-#endif    ORC_VERSION, /* the register numbers of the rows (module.py writes a module's likewise) */
+#endif
+    ORC_VERSION, /* the register numbers of the rows (module.py writes a module's likewise) */
 };
 
 /* ---- Text. */
