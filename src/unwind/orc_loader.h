@@ -16,12 +16,20 @@
 
 namespace btaudit {
 
-// v3 (6.4+): orc_entry has `signal` and no `end`; v2 (6.3): both; v1: `end` only.
-int orc_version_of(TypeProvider& types);
+// The ORC format version of a kernel and the rule that told it (the rows of kVersionRules in
+// orc_loader.cpp, first answer wins): the `.orc_header` hash, the kernel's own frame-pointer
+// fallback entry (orc_fp_entry, whose bp_reg is PREV_SP: 8 from 7.1 on), orc_entry's DWARF
+// members. `kaslr` moves link addresses to runtime ones.
+struct OrcVersion {
+  int version = 1;
+  const char* rule = "";
+};
+OrcVersion orc_version_of(MemorySource& m, SymbolProvider& symbols, TypeProvider& types, std::int64_t kaslr);
 
 struct LoadedOrc {
   OrcTable table;
   int version = 0;
+  const char* version_rule = "";
   bool frame_pointer_kernel = false;
 };
 

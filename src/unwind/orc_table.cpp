@@ -9,32 +9,52 @@ namespace {
 
 constexpr std::uint64_t kMaxEntries = 8 * 1024 * 1024;
 
-OrcReg reg_of(unsigned n) {
-  switch (n) {
-    case 0: return OrcReg::Undefined;
-    case 1: return OrcReg::PrevSp;
-    case 2: return OrcReg::Dx;
-    case 3: return OrcReg::Di;
-    case 4: return OrcReg::Bp;
-    case 5: return OrcReg::Sp;
-    case 6: return OrcReg::R10;
-    case 7: return OrcReg::R13;
-    case 8: return OrcReg::BpIndirect;
-    case 9: return OrcReg::SpIndirect;
-    default: return OrcReg::Other;
-  }
-}
+// ORC register numbers per format version (arch/x86/include/asm/orc_types.h), one row a
+// number: what it means in v1-v3, then in v4.
+//  v1-v3: 39358a033b2e (4.14) and later additions; AX 10 from 96f3b16a9de5 "objtool: Support
+//         Clang RAX DRAP sequence", offered to the 6.12-7.0 stable trees in the old numbering.
+//  v4:    1735858caa4b "objtool/x86: Reorder ORC register numbering" (7.1).
+struct OrcRegisterRow {
+  unsigned number;
+  OrcReg v1_to_v3;
+  OrcReg v4;
+};
+constexpr OrcRegisterRow kOrcRegisters[] = {
+    {0, OrcReg::Undefined, OrcReg::Undefined},  //
+    {1, OrcReg::PrevSp, OrcReg::Ax},            //
+    {2, OrcReg::Dx, OrcReg::Dx},                //
+    {3, OrcReg::Di, OrcReg::Sp},                //
+    {4, OrcReg::Bp, OrcReg::Bp},                //
+    {5, OrcReg::Sp, OrcReg::Di},                //
+    {6, OrcReg::R10, OrcReg::R10},              //
+    {7, OrcReg::R13, OrcReg::R13},              //
+    {8, OrcReg::BpIndirect, OrcReg::PrevSp},    //
+    {9, OrcReg::SpIndirect, OrcReg::SpIndirect},
+    {10, OrcReg::Ax, OrcReg::BpIndirect},
+};
 
 }  // namespace
+
+OrcReg orc_reg_of(unsigned number, int version) {
+  for (const OrcRegisterRow& row : kOrcRegisters)
+    if (row.number == number) return version >= 4 ? row.v4 : row.v1_to_v3;
+  return OrcReg::Other;
+}
+
+unsigned orc_prev_sp_number(int version) {
+  for (const OrcRegisterRow& row : kOrcRegisters)
+    if ((version >= 4 ? row.v4 : row.v1_to_v3) == OrcReg::PrevSp) return row.number;
+  return 0;
+}
 
 OrcEntry decode_orc_entry(const std::uint8_t* p, int version) {
   OrcEntry e;
   e.sp_offset = static_cast<std::int16_t>(p[0] | (p[1] << 8));
   e.bp_offset = static_cast<std::int16_t>(p[2] | (p[3] << 8));
   const unsigned bits = p[4] | (p[5] << 8);
-  e.sp_reg = reg_of(bits & 0xf);
-  e.bp_reg = reg_of((bits >> 4) & 0xf);
-  if (version >= 3) {
+  e.sp_reg = orc_reg_of(bits & 0xf, version);
+  e.bp_reg = orc_reg_of((bits >> 4) & 0xf, version);
+  if (version >= 3) {  // v4 keeps v3's bit layout and types
     switch ((bits >> 8) & 7) {
       case 1: e.type = OrcType::EndOfStack; break;
       case 2: e.type = OrcType::Call; break;

@@ -3,7 +3,9 @@
 // ../shared/docs/kernel-facts.md section 7):
 //   v1 4.14-6.2  sp_reg:4 bp_reg:4 type:2 end:1         CALL 0, REGS 1, REGS_PARTIAL 2
 //   v2 6.3       sp_reg:4 bp_reg:4 type:2 signal:1 end:1
-//   v3 6.4+      sp_reg:4 bp_reg:4 type:3 signal:1       UNDEFINED 0, END_OF_STACK 1, CALL 2, REGS 3, REGS_PARTIAL 4
+//   v3 6.4-7.0   sp_reg:4 bp_reg:4 type:3 signal:1       UNDEFINED 0, END_OF_STACK 1, CALL 2, REGS 3, REGS_PARTIAL 4
+//   v4 7.1+      as v3, registers renumbered (1735858caa4b "objtool/x86: Reorder ORC register numbering")
+// The register numbers of each version are the rows of kOrcRegisters in orc_table.cpp.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -13,7 +15,7 @@
 
 namespace btaudit {
 
-enum class OrcReg { Undefined, PrevSp, Dx, Di, Bp, Sp, R10, R13, BpIndirect, SpIndirect, Other };
+enum class OrcReg { Undefined, PrevSp, Ax, Dx, Di, Bp, Sp, R10, R13, BpIndirect, SpIndirect, Other };
 enum class OrcType { Undefined, EndOfStack, Call, Regs, RegsPartial };
 
 struct OrcEntry {
@@ -48,5 +50,12 @@ class OrcTable {
 };
 
 OrcEntry decode_orc_entry(const std::uint8_t* six_bytes, int version);
+
+// The register a 4-bit ORC register number stands for in a format version (Other: none).
+OrcReg orc_reg_of(unsigned number, int version);
+
+// The ORC register number of the frame-pointer fallback entry's bp_reg (PREV_SP) in a version:
+// what tells v4 from v1-v3 in the kernel's own orc_fp_entry (orc_loader.h).
+unsigned orc_prev_sp_number(int version);
 
 }  // namespace btaudit

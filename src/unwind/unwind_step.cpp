@@ -10,20 +10,38 @@ namespace {
 
 std::uint64_t plus(std::uint64_t v, std::int16_t off) { return v + static_cast<std::uint64_t>(std::int64_t{off}); }
 
+// The registers an ORC entry may take the caller's SP from as they were saved: the value
+// comes from the last full pt_regs (unwind_orc.c, get_reg() in unwind_next_frame(); AX since
+// 96f3b16a9de5, 7.1), or from the initial registers of the walk.
+struct SavedRegister {
+  OrcReg reg;
+  std::uint64_t offset;  // in struct pt_regs
+  const char* initial;   // its name among the initial registers
+  const char* missing;   // the kernel's warning when it is not known
+};
+constexpr SavedRegister kSavedRegisters[] = {
+    {OrcReg::R10, pt_regs::kR10, "r10", "missing R10 value"}, {OrcReg::R13, pt_regs::kR13, "r13", "missing R13 value"},
+    {OrcReg::Di, pt_regs::kDi, "rdi", "missing DI value"},    {OrcReg::Dx, pt_regs::kDx, "rdx", "missing DX value"},
+    {OrcReg::Ax, pt_regs::kAx, "rax", "missing AX value"},
+};
+
+const SavedRegister* saved_register(OrcReg r) {
+  for (const SavedRegister& s : kSavedRegisters)
+    if (s.reg == r) return &s;
+  return nullptr;
+}
+
 // A register of the current frame: from the initial registers, or from the pt_regs
 // the unwinder stands on (an iret frame holds only ip, cs, flags, sp, ss: the rest
 // comes from the full pt_regs before it, as the kernel's get_reg()).
 bool get_reg(const UnwindState& s, StackAccess& a, std::uint64_t off, std::uint64_t& v) {
   const RegsRef& r = s.regs.kind != RegsRef::None ? s.regs : s.prev_regs;
   if (r.kind == RegsRef::Initial) {
-    static const std::map<std::uint64_t, const char*> names = {{pt_regs::kBp, "rbp"},
-                                                               {pt_regs::kR10, "r10"},
-                                                               {pt_regs::kR13, "r13"},
-                                                               {pt_regs::kDi, "rdi"},
-                                                               {pt_regs::kDx, "rdx"}};
-    auto n = names.find(off);
-    if (n == names.end()) return false;
-    auto val = a.initial(n->second);
+    const char* name = off == pt_regs::kBp ? "rbp" : nullptr;
+    for (const SavedRegister& saved : kSavedRegisters)
+      if (saved.offset == off) name = saved.initial;
+    if (!name) return false;
+    auto val = a.initial(name);
     if (!val) return false;
     v = *val;
     return true;
@@ -60,19 +78,12 @@ StepOutcome apply_rule(const UnwindState& s, const OrcEntry& e, StackAccess& a, 
       sp = plus(s.bp, e.sp_offset);
       indirect = true;
       break;
-    case OrcReg::R10:
-      if (!get_reg(s, a, pt_regs::kR10, sp)) return StepOutcome::fail("missing R10 value");
+    default: {
+      const SavedRegister* r = saved_register(e.sp_reg);
+      if (!r) return StepOutcome::fail("unknown ORC sp_reg");
+      if (!get_reg(s, a, r->offset, sp)) return StepOutcome::fail(r->missing);
       break;
-    case OrcReg::R13:
-      if (!get_reg(s, a, pt_regs::kR13, sp)) return StepOutcome::fail("missing R13 value");
-      break;
-    case OrcReg::Di:
-      if (!get_reg(s, a, pt_regs::kDi, sp)) return StepOutcome::fail("missing DI value");
-      break;
-    case OrcReg::Dx:
-      if (!get_reg(s, a, pt_regs::kDx, sp)) return StepOutcome::fail("missing DX value");
-      break;
-    default: return StepOutcome::fail("unknown ORC sp_reg");
+    }
   }
   if (indirect) {
     auto v = a.deref(sp);

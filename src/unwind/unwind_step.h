@@ -21,7 +21,7 @@ namespace btaudit {
 // struct pt_regs on x86-64 (arch/x86/include/asm/ptrace.h).
 namespace pt_regs {
 constexpr std::uint64_t kSize = 168;
-constexpr std::uint64_t kIp = 128, kSp = 152, kBp = 32, kR10 = 56, kR13 = 16, kDi = 112, kDx = 96;
+constexpr std::uint64_t kIp = 128, kSp = 152, kBp = 32, kR10 = 56, kR13 = 16, kAx = 80, kDi = 112, kDx = 96;
 constexpr std::uint64_t kIretFrame = 128;  // a partial pt_regs (the iret frame alone) starts this far into one
 }  // namespace pt_regs
 

@@ -5,6 +5,7 @@
  *   3  hardirq_stack_ptr (top - 8) + hardirq_stack_inuse                (5.15-like, ORC v1)
  *   4  struct pcpu_hot                                                  (6.3-like,  ORC v2)
  *   5  cache-hot per-CPU variables in .data..percpu..hot                (6.15-like, ORC v3)
+ * -DORC_V4 with era 5: 7.1's renumbered ORC registers (ORC v4).
  * -DNO_ORC leaves the ORC tables empty: a frame-pointer kernel (4.9-4.13).
  * -DCALL_ON_STACK with era 2: 5.8-5.11's asm_call_irq_on_stack instead of ENTER_IRQ_STACK.
  * -DIRQ_STACK_GAP with era 1 and -DNO_ORC: a 4.4-like kernel, irq_stack_ptr 64 bytes below the top.
@@ -91,10 +92,19 @@ struct orc_entry {
 #define ORC_END_BIT 0
 #endif
 #define ORC_REG_UNDEFINED 0
+#ifdef ORC_V4 /* 7.1+ (1735858caa4b "objtool/x86: Reorder ORC register numbering"), v3's layout */
+#define ORC_VERSION 4
+#define ORC_REG_PREV_SP 8
+#define ORC_REG_BP 4
+#define ORC_REG_SP 3
+#define ORC_REG_SP_INDIRECT 9
+#else
+#define ORC_VERSION (ERA >= 5 ? 3 : ERA == 4 ? 2 : 1)
 #define ORC_REG_PREV_SP 1
 #define ORC_REG_BP 4
 #define ORC_REG_SP 5
 #define ORC_REG_SP_INDIRECT 9
+#endif
 
 /* The kernel's fallback entry for code without ORC data; here it puts the type in DWARF. */
 struct orc_entry orc_fp_entry = {16, -16, ORC_REG_BP, ORC_REG_PREV_SP, ORC_TYPE_CALL};
@@ -338,6 +348,7 @@ const u64 synth_layout[] __attribute__((used)) = {
 #else
     0,
 #endif
+    ORC_VERSION, /* the register numbers of the rows (module.py writes a module's likewise) */
 };
 
 /* ---- Text. */

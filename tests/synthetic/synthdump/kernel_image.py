@@ -19,6 +19,7 @@ LAYOUT_FIELDS = (
     "module_list", "module_name", "module_text_base", "module_text_size",
     "module_num_orcs", "module_orc_unwind_ip", "module_orc_unwind", "module_kallsyms",
     "kallsyms_symtab", "kallsyms_num_symtab", "kallsyms_strtab", "module_size", "irq_stack_gap",
+    "orc_version",
 )
 
 

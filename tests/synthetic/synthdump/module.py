@@ -8,13 +8,17 @@ import struct
 
 MODULES_VADDR = 0xFFFFFFFFC0000000
 PAGE = 4096
-# ORC registers and the CALL type's number per format version (orc_table.h).
-SP, BP, PREV_SP, UNDEFINED = 5, 4, 1, 0
+# ORC registers by name; their numbers and the CALL type's per format version (orc_table.h):
+# v4 (7.1+) renumbered the registers.
+SP, BP, PREV_SP, UNDEFINED = "SP", "BP", "PREV_SP", "UNDEFINED"
+REGISTER_NUMBERS = {1: {SP: 5, BP: 4, PREV_SP: 1, UNDEFINED: 0}, 4: {SP: 3, BP: 4, PREV_SP: 8, UNDEFINED: 0}}
 
 
 def orc_row(version, sp_off, bp_off, sp_reg, bp_reg, call=True):
     call_type = 2 if version >= 3 else 0
-    return struct.pack("<hhH", sp_off, bp_off, sp_reg | bp_reg << 4 | ((call_type if call else 0) << 8))
+    numbers = REGISTER_NUMBERS[4 if version >= 4 else 1]
+    return struct.pack("<hhH", sp_off, bp_off,
+                       numbers[sp_reg] | numbers[bp_reg] << 4 | ((call_type if call else 0) << 8))
 
 
 class Module:
@@ -54,7 +58,7 @@ class Module:
         strtab = symtab + 24 * (len(names) + 1)
         strings = b"\0" + b"".join(n.encode() + b"\0" for n in names)
         orc_ip = (strtab + len(strings) + 7) & ~7
-        version = 3 if m.era >= 5 else 2 if m.era == 4 else 1
+        version = l["orc_version"]
         rows = [] if m.fp_kernel else [
             (addr + off, orc_row(version, *row)) for addr, _ in self.functions.values()
             for off, row in ((0, (8, 0, SP, UNDEFINED)), (1, (16, -16, SP, PREV_SP)), (4, (16, -16, BP, PREV_SP)))]
