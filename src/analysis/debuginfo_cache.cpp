@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include "debuginfo/build_id_source.h"
-#include "provider/debuginfo_error.h"
 #include "debuginfo/kernel_build_id.h"
+#include "provider/debuginfo_error.h"
 
 namespace btaudit {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "analysis/debug_analysis.h"
 #include "analysis/dump_symbols.h"
 #include "debuginfo/build_id_source.h"
-#include "analysis/debug_analysis.h"
 #include "debuginfo/kernel_debuginfo.h"
 #include "debuginfo/kernel_types.h"
 #include "memory/memory_source.h"

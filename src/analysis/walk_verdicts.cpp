@@ -97,7 +97,8 @@ void judge_walk(StackWalk& walk, KernelDebugInfo& info, DumpSymbols& symbols, Du
     ++checks;
     if (Clock::now() > deadline) {
       ++unchecked;
-      f.debug->note = "not checked: the time budget ran out; the dump rules' reason: " + std::string(reason_code(f.reason));
+      f.debug->note =
+          "not checked: the time budget ran out; the dump rules' reason: " + std::string(reason_code(f.reason));
       f.reason = Reason::UncheckedBudget;
       if (f.verdict != Verdict::Stale) above = i;
       continue;

@@ -135,7 +135,7 @@ int run_analyze(const std::vector<std::string>& args) {
     }
     const std::string name = path == "-" ? std::string("<stdin>") : path;
     ++inputs_read;
-    parse_log(input.view(), name, sink, parser_limits);
+    parse_log(input.view(), name, sink, parser_limits, [&input](const char* upto) { input.release_before(upto); });
     if (input.read_failed()) {
       // The file's pages stopped being readable while it was parsed: what came out of it is incomplete.
       std::cerr << "btaudit: " << path

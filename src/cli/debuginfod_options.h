@@ -10,9 +10,9 @@
 #include <string>
 #include <string_view>
 
-#include "provider/debuginfo_error.h"
 #include "debuginfo/debuginfod_client.h"
 #include "debuginfo/kernel_debuginfo.h"
+#include "provider/debuginfo_error.h"
 
 namespace btaudit {
 

@@ -268,6 +268,7 @@ InputBuffer& InputBuffer::operator=(InputBuffer&& other) noexcept {
   if (other.map_) {
     map_ = std::exchange(other.map_, nullptr);
     map_size_ = std::exchange(other.map_size_, 0);
+    released_ = std::exchange(other.released_, 0);
     view_ = std::exchange(other.view_, {});
     watch_ = std::move(other.watch_);
   } else {
@@ -282,11 +283,24 @@ InputBuffer::~InputBuffer() { release(); }
 
 bool InputBuffer::read_failed() const { return watch_ && watch_->failed(); }
 
+void InputBuffer::release_before(const char* upto) {
+  if (!map_ || !watch_) return;  // only a file mapping: anonymous pages would come back as zeros
+  const char* const begin = static_cast<const char*>(map_);
+  if (upto < begin || upto > begin + view_.size()) return;
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t done = static_cast<std::size_t>(upto - begin) / page * page;
+  if (done <= released_) return;
+  // MADV_DONTNEED on a private, never-written file mapping only unmaps: a later read
+  // (a report still viewing its text there) faults the page back in from the file.
+  if (::madvise(const_cast<char*>(begin) + released_, done - released_, MADV_DONTNEED) == 0) released_ = done;
+}
+
 void InputBuffer::release() {
   watch_.reset();  // before the pages go: nothing to watch once unmapped
   if (map_) ::munmap(const_cast<void*>(map_), map_size_);
   map_ = nullptr;
   map_size_ = 0;
+  released_ = 0;
   owned_.clear();
   view_ = {};
 }
@@ -304,8 +318,10 @@ InputBuffer load_input(const std::string& path, InputLimits limits) {
     if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) >= kMapFrom &&
         static_cast<std::size_t>(st.st_size) <= limits.max_bytes) {
       const auto size = static_cast<std::size_t>(st.st_size);
-      // MAP_POPULATE maps the (usually cached) pages up front instead of one fault per page.
-      void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+      // Not MAP_POPULATE: the whole file would be resident at once. The kernel maps a
+      // file's cached pages 16 at a time on a fault (fault-around), and the reader lets
+      // the pages behind it go (release_before), so memory stays a window's worth.
+      void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
       if (map != MAP_FAILED) {
         InputBuffer mapped(map, size);
         const Compression c = compression_of(mapped.view());

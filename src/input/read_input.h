@@ -49,12 +49,17 @@ class InputBuffer {
 
   std::string_view view() const { return view_; }
   bool read_failed() const;
+  // The bytes before `upto` (inside view()) have been read: a file mapping drops their
+  // pages from this process (they come back from the page cache if read again), so a
+  // log of any size costs a window of memory, not its size. No-op for other buffers.
+  void release_before(const char* upto);
 
  private:
   void release();
   std::string owned_;
   const void* map_ = nullptr;  // set when view_ is a mapping
   std::size_t map_size_ = 0;
+  std::size_t released_ = 0;  // bytes at the start of a file mapping already let go
   std::string_view view_;
   std::unique_ptr<MappedRegion> watch_;  // set when view_ is a mapping
 };

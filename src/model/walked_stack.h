@@ -157,7 +157,7 @@ struct StackWalk {
   std::vector<StackFrame> frames;  // in walk order, register RIPs included (from_regs)
   std::vector<Transition> transitions;
   std::vector<std::string> problems;
-  std::vector<StackWord> words;  // filled for the words view only
+  std::vector<StackWord> words;       // filled for the words view only
   std::vector<Truncation> truncated;  // limits this walk's analysis reached (the call-site budget)
 };
 

@@ -477,15 +477,42 @@ std::vector<Report> parse_log(std::string_view text, const std::string& path, Pa
 }
 
 void parse_log(std::string_view text, const std::string& path, const LogParser::Sink& sink, ParserLimits limits) {
+  parse_log(text, path, sink, limits, ParseProgress{});
+}
+
+void parse_log(std::string_view text, const std::string& path, const LogParser::Sink& sink, ParserLimits limits,
+               const ParseProgress& consumed) {
   LogParser parser(path, sink, limits);
   // A journal export or /dev/kmsg dump is first turned back into console lines (log_transport.h);
   // a console log is read in place.
   std::string decoded;
   const std::string_view log = decode_transport(text, decoded);
-  if (std::memchr(log.data(), '\r', log.size()) != nullptr)
-    split_lines<true>(log, parser);
-  else
-    split_lines<false>(log, parser);
+  const bool in_place = log.data() == text.data();
+  // The log goes through in windows that end at a '\n', so that each byte is touched
+  // in one pass and the pages behind can be let go. Before the first '\r' the plain
+  // splitter is exact; from the window holding it on, the one that knows "\r\n" and
+  // a bare '\r' (a window never ends inside "\r\n": it ends just after a '\n').
+  constexpr std::size_t kWindow = std::size_t{8} << 20;
+  bool with_cr = false;
+  for (std::size_t pos = 0; pos < log.size();) {
+    std::size_t end = log.size();
+    if (log.size() - pos > kWindow) {
+      const std::size_t nl = log.rfind('\n', pos + kWindow - 1);
+      if (nl != std::string_view::npos && nl >= pos) {
+        end = nl + 1;
+      } else if (const std::size_t next = log.find('\n', pos + kWindow); next != std::string_view::npos) {
+        end = next + 1;
+      }
+    }
+    const std::string_view piece = log.substr(pos, end - pos);
+    if (!with_cr && std::memchr(piece.data(), '\r', piece.size()) != nullptr) with_cr = true;
+    if (with_cr)
+      split_lines<true>(piece, parser);
+    else
+      split_lines<false>(piece, parser);
+    pos = end;
+    if (consumed && in_place) consumed(log.data() + pos);
+  }
   parser.finish();
 }
 

@@ -110,5 +110,12 @@ std::vector<Report> parse_log(std::string_view text, const std::string& path, Pa
 // reports started), so that a large log's reports need not all be held at once.
 // Each report's text views `text`, which must outlive the sink's use of the report.
 void parse_log(std::string_view text, const std::string& path, const LogParser::Sink& sink, ParserLimits limits = {});
+// The same, saying as it goes that every byte of `text` before `upto` has been read
+// (calls come every few MiB, at line ends): the caller may let those pages go
+// (InputBuffer::release_before), which keeps memory bounded on logs of any size.
+// Reports still view `text` there; the pages must stay readable, as a file mapping's do.
+using ParseProgress = std::function<void(const char* upto)>;
+void parse_log(std::string_view text, const std::string& path, const LogParser::Sink& sink, ParserLimits limits,
+               const ParseProgress& consumed);
 
 }  // namespace btaudit

@@ -10,8 +10,8 @@ namespace {
 
 constexpr int kMaxModules = 4096;
 constexpr std::uint32_t kMaxSymbols = 1 << 20;  // of all modules together: each costs a read of its name
-constexpr std::size_t kElfSymSize = 24;    // Elf64_Sym
-constexpr std::uint64_t kModInitText = 4;  // enum mod_mem_type (6.4+): MOD_TEXT 0 ... MOD_INIT_TEXT 4
+constexpr std::size_t kElfSymSize = 24;         // Elf64_Sym
+constexpr std::uint64_t kModInitText = 4;       // enum mod_mem_type (6.4+): MOD_TEXT 0 ... MOD_INIT_TEXT 4
 
 std::string read_cstring(MemorySource& m, std::uint64_t addr, std::size_t max) {
   std::string s;

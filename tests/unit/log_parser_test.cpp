@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <string>
+#include <vector>
 
 #include "model_printers.h"
 
@@ -251,6 +252,67 @@ BOOST_AUTO_TEST_CASE(modules_registers_and_long_lines_are_counted) {
   BOOST_REQUIRE(truncation(r, "long lines") != nullptr);
   BOOST_TEST(truncation(r, "long lines")->seen == 1u);
   BOOST_TEST(truncation(r, "long lines")->limit == ParserLimits{}.max_line_bytes);
+}
+
+// parse_log reads a big log in windows that end at a '\n' (so that the pages behind
+// can be let go) and switches to the "\r\n"-aware splitter at the window holding the
+// first '\r'. Whatever the window boundaries, the reports are those of feeding the
+// lines one by one: a log of more than three windows, its line lengths varied so the
+// boundaries land everywhere in a report, LF line ends, then CRLF, then bare CR.
+BOOST_AUTO_TEST_CASE(windowed_parse_equals_feeding_line_by_line) {
+  const std::string block[] = {
+      "------------[ cut here ]------------",
+      "WARNING: CPU: 1 PID: 796 at fs/inode.c:330 drop_nlink+0x3e/0x50",
+      "Modules linked in: e1000",
+      "CPU: 1 PID: 796 Comm: syz-executor Not tainted 6.1.0 #1",
+      "RIP: 0010:drop_nlink+0x3e/0x50",
+      "Call Trace:",
+      " <TASK>",
+      " vfs_unlink+0x1b2/0x3b0",
+      " ? do_unlinkat+0x1a0/0x300",
+      " do_syscall_64+0x5d/0x90",
+      " </TASK>",
+      "---[ end trace 0000000000000000 ]---",
+  };
+  std::string log;
+  std::vector<std::string> lines;
+  const auto add = [&](std::string line, std::string_view end) {
+    log += line;
+    log += end;
+    lines.push_back(std::move(line));
+  };
+  for (std::size_t n = 0; log.size() < (std::size_t{30} << 20); ++n) {
+    const std::string_view end = log.size() < (std::size_t{20} << 20) ? "\n" : (n % 2 ? "\r\n" : "\r");
+    add("[" + std::to_string(n) + ".000000] noise " + std::string(n % 61, 'z'), end);
+    for (const std::string& l : block) add("[" + std::to_string(n) + ".000001] " + l, end);
+  }
+  std::vector<Report> windowed;
+  std::size_t progress_calls = 0;
+  std::size_t last = 0;  // offsets: Boost.Test would compare char pointers as C strings
+  parse_log(
+      log, "t", [&](Report&& r) { windowed.push_back(std::move(r)); }, ParserLimits{},
+      [&](const char* upto) {
+        const auto at = static_cast<std::size_t>(upto - log.data());
+        BOOST_TEST(at > last);
+        BOOST_TEST((at == log.size() || log[at - 1] == '\n'));
+        last = at;
+        ++progress_calls;
+      });
+  std::vector<Report> fed;
+  LogParser parser("t", [&](Report&& r) { fed.push_back(std::move(r)); });
+  for (const std::string& l : lines) parser.feed(l);
+  parser.finish();
+  BOOST_TEST(progress_calls >= 3u);
+  BOOST_TEST(last == log.size());
+  BOOST_REQUIRE_EQUAL(windowed.size(), fed.size());
+  for (std::size_t i = 0; i < fed.size(); ++i) {
+    BOOST_TEST_CONTEXT("report " << i) {
+      BOOST_TEST(windowed[i].title == fed[i].title);
+      BOOST_TEST(windowed[i].frames.size() == fed[i].frames.size());
+      BOOST_TEST(windowed[i].input.first_line == fed[i].input.first_line);
+      BOOST_TEST(joined(windowed[i]) == joined(fed[i]));
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
