@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "analysis/debug_analysis.h"
-#include "analysis/debuginfo_cache.h"
+#include "analysis/debuginfo_pool.h"
 #include "batch/batch_runner.h"
 #include "batch/progress_meter.h"
 #include "cli/command_line.h"
@@ -35,6 +35,9 @@ namespace po = boost::program_options;
 namespace {
 
 constexpr int kExitInterrupted = 130;
+// Each libdwfl session holds its own symbol tables and answers (about 100 MB on a
+// distribution vmlinux): more jobs than this share sessions.
+constexpr unsigned kDefaultVmlinuxSessions = 4;
 
 // SIGINT/SIGTERM/SIGHUP are blocked for the run (every thread inherits the
 // mask) and read from a signalfd by the output thread, which then stops the
@@ -148,6 +151,7 @@ int run_batch_command(const std::vector<std::string>& args) {
   std::size_t max_frames = ParserLimits{}.max_frames;
   long check_budget_ms = kDefaultCheckBudgetMs;
   std::string vmlinux;
+  unsigned vmlinux_sessions = 0;  // 0: one per job, at most kDefaultVmlinuxSessions
   DebugInfoOptions debug_options;
   po::options_description opts(
       "btaudit batch [options] PATH... (files, folders walked recursively, '-' for standard input)");
@@ -167,9 +171,11 @@ int run_batch_command(const std::vector<std::string>& args) {
       "check-budget-ms", po::value(&check_budget_ms)->default_value(kDefaultCheckBudgetMs),
       "time for one report's call-site checks with --vmlinux; frames left say unchecked_budget")(
       "vmlinux", po::value(&vmlinux),
-      "kernel image with DWARF for every report ('auto': by each report's release under --debug-dir); "
-      "its analysis is serialized across workers")("modules", po::value(&debug_options.module_paths),
-                                                   "module debuginfo, as for analyze (repeatable)")(
+      "kernel image with DWARF for every report ('auto': by each report's release under --debug-dir)")(
+      "vmlinux-sessions", po::value(&vmlinux_sessions),
+      "libdwfl sessions the workers share with --vmlinux, each with its own memory (default: one per job, at "
+      "most 4; 1 with debuginfod)")("modules", po::value(&debug_options.module_paths),
+                                    "module debuginfo, as for analyze (repeatable)")(
       "debug-dir", po::value(&debug_options.debug_dir)->default_value("/usr/lib/debug"),
       "root of build-id and release-named debuginfo")("quiet,q", "no summary line");
   DebuginfodOptions debuginfod;
@@ -184,6 +190,10 @@ int run_batch_command(const std::vector<std::string>& args) {
   }
   if (paths.empty()) {
     std::cerr << "btaudit batch: no input given (name files or folders, or '-' for standard input)\n";
+    return kExitUsage;
+  }
+  if (vm.count("vmlinux-sessions") && (vmlinux_sessions == 0 || vmlinux_sessions > 1024)) {
+    std::cerr << "btaudit batch: --vmlinux-sessions must be between 1 and 1024\n";
     return kExitUsage;
   }
   if (jobs == 0 || jobs > 1024) {
@@ -230,14 +240,16 @@ int run_batch_command(const std::vector<std::string>& args) {
   options.limits.parser.max_frames = max_frames;
   CheckBudget budget;
   budget.per_report = std::chrono::milliseconds(check_budget_ms);
-  // libdwfl is not thread-safe: one cache for the run, its use serialized. The
-  // text analysis, by far most of the work, stays parallel.
-  DebugInfoCache debuginfo(vmlinux, debug_options);
-  std::mutex debuginfo_mutex;
+  // libdwfl is not thread-safe: each report borrows a whole session (a libdwfl
+  // handle per vmlinux and its answer caches) from a pool of them. The debuginfod
+  // client is one for the run and not thread-safe either: with it, one session.
+  if (vmlinux_sessions == 0) vmlinux_sessions = std::min(jobs, kDefaultVmlinuxSessions);
+  if (server) vmlinux_sessions = 1;
+  DebugInfoPool debuginfo(vmlinux, debug_options, vmlinux_sessions);
   if (!vmlinux.empty())
     options.enrich = [&](Report& r) {
-      std::lock_guard lock(debuginfo_mutex);
-      if (KernelDebugInfo* info = debuginfo.for_report(r)) apply_debuginfo(r, *info, budget);
+      DebugInfoPool::Lease session = debuginfo.borrow();
+      if (KernelDebugInfo* info = session->for_report(r)) apply_debuginfo(r, *info, budget);
     };
 
   RunCounts counts;

@@ -115,6 +115,15 @@ std::unique_ptr<KernelDebugInfo> KernelDebugInfo::open(const std::string& vmlinu
   GElf_Addr vaddr = 0;
   const int n = dwfl_module_build_id(info->kernel_, &bits, &vaddr);
   if (n > 0) info->build_id_ = hex_bytes(bits, n);
+  if (options.shared_answers) {
+    Dwarf_Addr start = 0;
+    Dwarf_Addr end = 0;
+    dwfl_module_info(info->kernel_, nullptr, &start, &end, nullptr, nullptr, nullptr, nullptr);
+    info->kernel_start_ = start;
+    info->kernel_end_ = end;
+    info->shared_ =
+        options.shared_answers->for_image(info->build_id_ ? "build-id " + *info->build_id_ : "path " + vmlinux);
+  }
   return info;
 }
 
@@ -246,6 +255,12 @@ std::optional<Symbol> KernelDebugInfo::function(std::string_view name, std::stri
 }
 
 std::optional<Symbol> KernelDebugInfo::symbol_at(std::uint64_t address) {
+  if (shared_answer(address)) {
+    if (auto known = shared_->symbol(address)) return *known;
+    std::optional<Symbol> s = lookup_symbol(address);
+    shared_->put_symbol(address, s);
+    return s;
+  }
   if (auto it = symbol_cache_.find(address); it != symbol_cache_.end()) return it->second;
   if (symbol_cache_.size() >= kMaxCachedSymbols) symbol_cache_.clear();
   return symbol_cache_.emplace(address, lookup_symbol(address)).first->second;
@@ -419,14 +434,28 @@ std::optional<Symbol> KernelDebugInfo::relocation_target(std::uint64_t address) 
 }
 
 void KernelDebugInfo::describe_source(std::uint64_t address, FrameDebugInfo& out) {
-  auto it = source_cache_.find(address);
-  if (it == source_cache_.end()) {
-    if (source_cache_.size() >= kMaxCachedSymbols) source_cache_.clear();
+  const auto fresh_answer = [&] {
     FrameDebugInfo fresh;
     lookup_source(address, fresh);
-    it = source_cache_.emplace(address, SourceAnswer{fresh.innermost_function, fresh.source, fresh.inlined}).first;
+    return KernelAnswers::Source{fresh.innermost_function, fresh.source, fresh.inlined};
+  };
+  std::optional<KernelAnswers::Source> shared;
+  if (shared_answer(address)) {
+    shared = shared_->source(address);
+    if (!shared) {
+      shared = fresh_answer();
+      shared_->put_source(address, *shared);
+    }
   }
-  const SourceAnswer& a = it->second;
+  auto it = source_cache_.end();
+  if (!shared) {
+    it = source_cache_.find(address);
+    if (it == source_cache_.end()) {
+      if (source_cache_.size() >= kMaxCachedSymbols) source_cache_.clear();
+      it = source_cache_.emplace(address, fresh_answer()).first;
+    }
+  }
+  const KernelAnswers::Source& a = shared ? *shared : it->second;
   if (a.source) out.source = a.source;
   if (!out.innermost_function) out.innermost_function = a.innermost_function;
   out.inlined.insert(out.inlined.end(), a.inlined.begin(), a.inlined.end());

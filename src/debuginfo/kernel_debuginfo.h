@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "debuginfo/kernel_answers.h"
 #include "model/debug_info.h"
 #include "model/symbol.h"
 #include "provider/kallsyms.h"
@@ -33,6 +34,8 @@ struct DebugInfoOptions {
   // (lib/modules/<release>) are installed: their build ids name the debuginfo to fetch.
   std::string kernel_root = "/";
   BuildIdSource* server = nullptr;  // debuginfod, when enabled; not owned
+  // Sessions of one run (batch workers) share their answers about vmlinux addresses here; not owned.
+  KernelAnswerStore* shared_answers = nullptr;
 };
 
 // Decides which code addresses a module-relative symbol stands for; also the
@@ -116,12 +119,15 @@ class KernelDebugInfo {
   std::unordered_map<std::uint64_t, std::optional<Symbol>> symbol_cache_;
   // describe_source's answers, for the same reason: dwarf_getscopes walks the CU's
   // DIEs, a millisecond a call, and a stack may hold one address thousands of times.
-  struct SourceAnswer {
-    std::optional<std::string> innermost_function;
-    std::optional<SourceLocation> source;
-    std::vector<InlinedCall> inlined;
-  };
-  std::unordered_map<std::uint64_t, SourceAnswer> source_cache_;
+  std::unordered_map<std::uint64_t, KernelAnswers::Source> source_cache_;
+  // With options.shared_answers: the answers about vmlinux's own addresses
+  // [kernel_start_, kernel_end_), shared with the run's other sessions instead.
+  std::shared_ptr<KernelAnswers> shared_;
+  std::uint64_t kernel_start_ = 0;
+  std::uint64_t kernel_end_ = 0;
+  bool shared_answer(std::uint64_t address) const {
+    return shared_ && address >= kernel_start_ && address < kernel_end_;
+  }
   std::optional<KallsymsTable> kallsyms_;  // built on first use
   std::string kallsyms_source_;
 };

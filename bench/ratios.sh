@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# The ratios of issue 14, each measured in one run beside its peer on this
+# machine: whole-process CPU time (user + sys) and peak RSS from GNU time,
+# medians of RUNS runs (default 3). Batch is a throughput ratio (wall time of
+# -j 1 over -j 2, the same corpus). A peer that is not installed is reported as
+# "peer missing"; there is no pass/fail.
+#   (a) analyze --format json on run-bench.sh's input    vs  grep -c ''
+#   (b) vmcore --vmlinux V DUMP bt                        vs  drgn, every CPU's stack (SHARED/lab/drgn-check.py)
+#   (c) analyze --vmlinux V on the hung_task trace       vs  one eu-addr2line -i -f over its addresses
+#   (d) batch --vmlinux V -j 2                            vs  batch --vmlinux V -j 1 (lab logs repeated)
+# usage: bench/ratios.sh BUILD [SHARED=../shared] [LAB=BUILD_LAB_DIR]
+#   env: RUNS=3 MIN_MB=200 VMLINUX=/usr/lib/debug/boot/vmlinux-6.1.0-57-cloud-amd64 BATCH_COPIES=8
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=$(cd "${1:?usage: ratios.sh BUILD [SHARED] [LAB]}" && pwd)
+shared=${2:-$here/../../shared}
+lab=${3:-$(sed -n 's/^BTAUDIT_LAB_DIR:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null)}
+lab=${lab:-$here/../build-lab}
+vmlinux=${VMLINUX:-/usr/lib/debug/boot/vmlinux-6.1.0-57-cloud-amd64}
+runs=${RUNS:-3}
+btaudit=$build/btaudit
+[ -x "$btaudit" ] || { echo "ratios: $btaudit not built" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "ratios: GNU time is missing (apt-get install time)" >&2; exit 2; }
+work=$(mktemp -d /tmp/btaudit-ratios.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# measure OUT CMD...: runs CMD $runs times with stdout to OUT; prints
+# "wall_s cpu_s rss_mb" (each the median), or "missing" when CMD fails.
+measure() {
+  local out=$1 i
+  shift
+  : >"$work/times"
+  for i in $(seq "$runs"); do
+    /usr/bin/time -f '%e %U %S %M' -o "$work/t" "$@" >"$out" 2>"$work/err" || { echo missing; return; }
+    awk '{printf "%s %.3f %.1f\n", $1, $2 + $3, $4 / 1024}' "$work/t" >>"$work/times"
+  done
+  for col in 1 2 3; do
+    cut -d' ' -f$col "$work/times" | sort -n | awk '{a[NR]=$1} END{printf "%s ", a[int((NR+1)/2)]}'
+  done
+  echo
+}
+
+printf '%-44s %-22s %-30s %-22s %s\n' work btaudit peer ratio goal
+# row WORK BTAUDIT_FIGURES PEER_NAME PEER_FIGURES GOAL [wall]: CPU ratio (wall ratio for throughput).
+row() {
+  local what=$1 ours=$2 peer_name=$3 theirs=$4 goal=$5 kind=${6:-cpu}
+  if [ "$ours" = missing ]; then
+    printf '%-44s %-22s %-30s %-22s %s\n' "$what" "failed (see below)" "-" "-" "$goal"
+    sed 's/^/    /' "$work/err" | head -n 5
+    return
+  fi
+  if [ "$theirs" = missing ]; then
+    read -r w c m <<<"$ours"
+    printf '%-44s %-22s %-30s %-22s %s\n' "$what" "${c} s CPU, ${m} MB" "$peer_name: peer missing" "-" "$goal"
+    return
+  fi
+  awk -v what="$what" -v o="$ours" -v t="$theirs" -v p="$peer_name" -v goal="$goal" -v kind="$kind" 'BEGIN{
+    split(o, a, " "); split(t, b, " ")
+    if (kind == "wall") {
+      printf "%-44s %-22s %-30s %-22s %s\n", what, sprintf("%.2f s wall, %.0f MB", a[1], a[3]),
+        sprintf("%s %.2f s wall, %.0f MB", p, b[1], b[3]), sprintf("%.2fx throughput", b[1] / a[1]), goal
+    } else {
+      printf "%-44s %-22s %-30s %-22s %s\n", what, sprintf("%.2f s CPU, %.0f MB", a[2], a[3]),
+        sprintf("%s %.2f s, %.0f MB", p, b[2], b[3]), sprintf("%.2fx CPU, %.2fx RSS", a[2] / b[2], a[3] / b[3]), goal
+    }}'
+}
+
+# (a) text: the input bench/run-bench.sh measures.
+input=$build/bench/bench-input.log
+mkdir -p "$build/bench"
+if bash "$here/make-input.sh" "$input" "$shared/corpora" "${MIN_MB:-200}" >/dev/null; then
+  cat "$input" >/dev/null  # page cache warm: not a disk benchmark
+  mb=$(($(stat -c %s "$input") >> 20))
+  # grep's count goes to a file: GNU grep stops at the first match when stdout is /dev/null.
+  row "analyze --format json, ${mb} MB" "$(measure /dev/null "$btaudit" analyze --format json "$input")" \
+    "grep -c ''" "$(measure "$work/grep.out" grep -c '' "$input")" "<= 4x grep CPU, <= 64 MB"
+else
+  echo "(a) skipped: no corpora under $shared/corpora"
+fi
+
+# (b) dumps.
+dump=$lab/vmcores/panic_irq.elf
+if [ -f "$dump" ] && [ -f "$vmlinux" ]; then
+  ours=$(measure /dev/null "$btaudit" vmcore --vmlinux "$vmlinux" "$dump" bt)
+  theirs=missing
+  if [ -f "$shared/lab/drgn-check.py" ] && /usr/bin/python3 -c 'import drgn' 2>/dev/null; then
+    theirs=$(measure /dev/null /usr/bin/python3 "$shared/lab/drgn-check.py" "$vmlinux" "$dump")
+  fi
+  row "vmcore bt, panic_irq.elf" "$ours" "drgn" "$theirs" "<= 0.1x drgn CPU, <= 64 MB (warm profile)"
+else
+  echo "(b) skipped: no $dump or $vmlinux"
+fi
+
+# (c) symbolization: the hung_task report's trace alone, and its distinct addresses.
+log=$shared/lab/logs/hung_task.console.log
+if [ -f "$log" ] && [ -f "$vmlinux" ]; then
+  "$btaudit" analyze --format json --vmlinux "$vmlinux" "$log" >"$work/analysis.json"
+  nframes=$(python3 - "$work/analysis.json" "$log" "$work" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+r = max(doc['reports'], key=lambda r: len(r['frames']))
+lines = open(sys.argv[2], errors='replace').read().split('\n')[r['input']['first_line'] - 1:r['input']['last_line']]
+open(sys.argv[3] + '/trace.log', 'w').write('\n'.join(lines) + '\n')
+addrs = sorted({f['debug_address'] - 1 for f in r['frames'] if f.get('debug_address')})
+open(sys.argv[3] + '/addresses.txt', 'w').write(' '.join(hex(a) for a in addrs) + '\n')
+print(len(r['frames']))
+PY
+)
+  ours=$(measure /dev/null "$btaudit" analyze --format json --vmlinux "$vmlinux" "$work/trace.log")
+  theirs=missing
+  if command -v eu-addr2line >/dev/null; then
+    # shellcheck disable=SC2046  # one argument per address
+    theirs=$(measure /dev/null eu-addr2line -i -f -e "$vmlinux" $(cat "$work/addresses.txt"))
+  fi
+  row "analyze --vmlinux, hung_task (${nframes} frames)" "$ours" "eu-addr2line -i -f" "$theirs" \
+    "<= 1.5x eu-addr2line CPU, RSS <= its"
+else
+  echo "(c) skipped: no $log or $vmlinux"
+fi
+
+# (d) batch: the lab logs, BATCH_COPIES copies of each.
+corpus=$work/corpus
+mkdir -p "$corpus"
+n=0
+for copy in $(seq "${BATCH_COPIES:-8}"); do
+  for f in "$lab"/logs/*.log "$shared"/lab/logs/*.log; do
+    [ -f "$f" ] || continue
+    n=$((n + 1))
+    cp "$f" "$corpus/$copy-$n-$(basename "$f")"
+  done
+done
+if [ "$n" -gt 0 ] && [ -f "$vmlinux" ]; then
+  reports=$("$btaudit" batch --vmlinux "$vmlinux" -j 1 --progress never -q "$corpus" 2>/dev/null | wc -l)
+  row "batch --vmlinux -j 2 vs -j 1, ${reports} reports" \
+    "$(measure /dev/null "$btaudit" batch --vmlinux "$vmlinux" -j 2 --progress never -q "$corpus")" "-j 1" \
+    "$(measure /dev/null "$btaudit" batch --vmlinux "$vmlinux" -j 1 --progress never -q "$corpus")" \
+    ">= 1.8x throughput" wall
+else
+  echo "(d) skipped: no lab logs under $lab/logs or $shared/lab/logs, or no $vmlinux"
+fi
+echo "CPU = user + sys of the whole process, RSS = peak; medians of $runs runs on $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
