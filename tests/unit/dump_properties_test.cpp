@@ -334,14 +334,15 @@ constexpr std::uint64_t kNotesOffset = 0x4000;             // its value: the per
 // An Elf64_Nhdr "CORE" NT_PRSTATUS note with pr_reg's rip and rsp set.
 std::vector<std::uint8_t> prstatus_note(std::uint64_t rip, std::uint64_t rsp, std::string name = "CORE",
                                         std::uint32_t type = 1) {
-  std::vector<std::uint8_t> n(12);
   const std::uint32_t namesz = static_cast<std::uint32_t>(name.size() + 1), descsz = 336;
+  // Sized once and filled with memcpy: g++ 12 -O3 sees a false out-of-bounds copy in a
+  // vector::insert that grows a 12-byte vector (-Werror=array-bounds).
+  const std::size_t desc = (12 + name.size() + 1 + 3) & ~std::size_t{3};
+  std::vector<std::uint8_t> n(desc, 0);
   std::memcpy(n.data(), &namesz, 4);
   std::memcpy(n.data() + 4, &descsz, 4);
   std::memcpy(n.data() + 8, &type, 4);
-  n.insert(n.end(), name.begin(), name.end());
-  n.resize((n.size() + 1 + 3) & ~std::size_t{3}, 0);
-  const std::size_t desc = n.size();
+  std::memcpy(n.data() + 12, name.data(), name.size());
   n.resize(desc + descsz, 0);
   // struct user_regs_struct at pr_reg (112): r15 ... rip is the 17th, rsp the 20th.
   std::memcpy(n.data() + desc + 112 + 16 * 8, &rip, 8);
