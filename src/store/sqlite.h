@@ -11,9 +11,22 @@
 
 namespace btaudit {
 
+// Always one line: SQLite's messages quote the database's own text (a malformed
+// schema's SQL, a table's column names), which a hostile file fills with line ends.
+// Control characters become spaces and a message past kMaxBytes is cut.
 class StoreError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit StoreError(const std::string& what) : std::runtime_error(one_line(what)) {}
+
+ private:
+  static constexpr std::size_t kMaxBytes = 1024;
+  static std::string one_line(std::string_view s) {
+    std::string out(s.substr(0, kMaxBytes));
+    for (char& c : out)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+    if (s.size() > kMaxBytes) out += " [...]";
+    return out;
+  }
 };
 
 class Statement;
