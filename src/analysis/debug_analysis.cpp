@@ -93,15 +93,34 @@ void mark_unchecked(Frame& f) {
 
 }  // namespace
 
-void apply_debuginfo(Report& r, KernelDebugInfo& info, const CheckBudget& budget) {
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point deadline = Clock::now() + budget.per_report;
-  bool shared_first = false;  // the shared deadline comes first: it is the one to name
-  if (budget.shared_deadline && *budget.shared_deadline < deadline) {
-    deadline = *budget.shared_deadline;
-    shared_first = true;
+CheckDeadline::CheckDeadline(const CheckBudget& budget)
+    : budget_(budget), at_(std::chrono::steady_clock::now() + budget.per_report) {
+  if (budget.shared_deadline && *budget.shared_deadline < at_) {
+    at_ = *budget.shared_deadline;
+    shared_first_ = true;
   }
-  std::uint64_t checks = 0, unchecked = 0;
+}
+
+bool CheckDeadline::admit() {
+  ++checks_;
+  if (std::chrono::steady_clock::now() <= at_) return true;
+  ++unchecked_;
+  return false;
+}
+
+std::optional<Truncation> CheckDeadline::truncation() const {
+  if (unchecked_ == 0) return std::nullopt;
+  const auto ms = shared_first_ ? budget_.shared : budget_.per_report;
+  return Truncation{"call-site checks",
+                    checks_,
+                    checks_ - unchecked_,
+                    static_cast<std::uint64_t>(ms.count()),
+                    "ms",
+                    shared_first_ ? "--dump-budget-ms" : "--check-budget-ms"};
+}
+
+void apply_debuginfo(Report& r, KernelDebugInfo& info, const CheckBudget& budget) {
+  CheckDeadline deadline(budget);
   if (auto release = info.release(); release && r.kernel && *release != *r.kernel)
     r.debug_warnings.push_back(info.vmlinux_path() + " is release " + *release + " but the report is from " +
                                *r.kernel);
@@ -149,9 +168,7 @@ void apply_debuginfo(Report& r, KernelDebugInfo& info, const CheckBudget& budget
       if (above != kNone && (r.frames[above].stack != f.stack || r.frames[above].exception != f.exception))
         above = kNone;
       if (!where[i] || !f.debug) continue;
-      ++checks;
-      if (Clock::now() > deadline) {
-        ++unchecked;
+      if (!deadline.admit()) {
         mark_unchecked(f);
         if (f.verdict != Verdict::Stale) above = i;
         continue;
@@ -182,12 +199,7 @@ void apply_debuginfo(Report& r, KernelDebugInfo& info, const CheckBudget& budget
         above = i;
     }
   }
-  if (unchecked > 0) {
-    const auto ms = shared_first ? budget.shared : budget.per_report;
-    r.truncated.push_back(Truncation{"call-site checks", checks, checks - unchecked,
-                                     static_cast<std::uint64_t>(ms.count()), "ms",
-                                     shared_first ? "--dump-budget-ms" : "--check-budget-ms"});
-  }
+  if (auto t = deadline.truncation()) r.truncated.push_back(std::move(*t));
 }
 
 }  // namespace btaudit

@@ -26,6 +26,23 @@ struct CheckBudget {
   std::chrono::milliseconds shared{0};
 };
 
+// One run of checks against a budget (a report's, or a walk's): the deadline that
+// comes first, and what to say when frames were left unchecked.
+class CheckDeadline {
+ public:
+  explicit CheckDeadline(const CheckBudget& budget);
+  // Counts a check; false when the deadline has passed and the check is not to run.
+  bool admit();
+  // The limit reached, when some checks did not run.
+  std::optional<Truncation> truncation() const;
+
+ private:
+  const CheckBudget& budget_;
+  std::chrono::steady_clock::time_point at_;
+  bool shared_first_ = false;  // the shared deadline comes first: it is the one to name
+  std::uint64_t checks_ = 0, unchecked_ = 0;
+};
+
 void apply_debuginfo(Report& report, KernelDebugInfo& debuginfo, const CheckBudget& budget = {});
 
 }  // namespace btaudit

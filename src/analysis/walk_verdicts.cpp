@@ -60,11 +60,7 @@ void symbolize_walk(StackWalk& walk, SymbolProvider& symbols) {
 
 void judge_walk(StackWalk& walk, KernelDebugInfo& info, DumpSymbols& symbols, DumpCodeSource& code,
                 const CheckBudget& budget) {
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point deadline = Clock::now() + budget.per_report;
-  const bool shared_first = budget.shared_deadline && *budget.shared_deadline < deadline;
-  if (shared_first) deadline = *budget.shared_deadline;
-  std::uint64_t checks = 0, unchecked = 0;
+  CheckDeadline deadline(budget);
   for (StackFrame& f : walk.frames) {
     if (f.reliable()) {
       f.verdict = Verdict::Reliable;
@@ -94,9 +90,7 @@ void judge_walk(StackWalk& walk, KernelDebugInfo& info, DumpSymbols& symbols, Du
     d.lookup_address = symbol_lookup_address(at.address, false);
     if (!at.in_module) info.describe_source(d.lookup_address, d);
     f.debug = std::move(d);
-    ++checks;
-    if (Clock::now() > deadline) {
-      ++unchecked;
+    if (!deadline.admit()) {
       f.debug->note =
           "not checked: the time budget ran out; the dump rules' reason: " + std::string(reason_code(f.reason));
       f.reason = Reason::UncheckedBudget;
@@ -128,12 +122,7 @@ void judge_walk(StackWalk& walk, KernelDebugInfo& info, DumpSymbols& symbols, Du
     const CallSiteEvidence evidence{finding, reach, up && where[above] ? where[above]->function.name : std::string()};
     if (apply_call_site_evidence(f.reliable(), asm_frame, f.verdict, f.reason, *f.debug, evidence)) above = i;
   }
-  if (unchecked > 0) {
-    const auto ms = shared_first ? budget.shared : budget.per_report;
-    walk.truncated.push_back(Truncation{"call-site checks", checks, checks - unchecked,
-                                        static_cast<std::uint64_t>(ms.count()), "ms",
-                                        shared_first ? "--dump-budget-ms" : "--check-budget-ms"});
-  }
+  if (auto t = deadline.truncation()) walk.truncated.push_back(std::move(*t));
 }
 
 }  // namespace btaudit
