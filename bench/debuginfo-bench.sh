@@ -27,16 +27,8 @@ if [ ! -x "$decode" ]; then
 fi
 # The trace alone (timestamps kept: decode_stacktrace.sh handles them) and its addresses.
 "$build/btaudit" analyze --format json --vmlinux "$vmlinux" "$log" > "$work/analysis.json"
-python3 - "$work/analysis.json" "$log" "$work" <<'PY'
-import json, sys
-doc = json.load(open(sys.argv[1]))
-r = max(doc['reports'], key=lambda r: len(r['frames']))
-lines = open(sys.argv[2], errors='replace').read().split('\n')[r['input']['first_line'] - 1:r['input']['last_line']]
-open(sys.argv[3] + '/trace.log', 'w').write('\n'.join(lines) + '\n')
-addrs = sorted({f['debug_address'] - 1 for f in r['frames'] if f.get('debug_address')})
-open(sys.argv[3] + '/addresses.txt', 'w').write(' '.join(hex(a) for a in addrs) + '\n')
-print(f"trace: {len(r['frames'])} frames ({len(addrs)} distinct addresses), lines {r['input']['first_line']}-{r['input']['last_line']} of {sys.argv[2]}")
-PY
+read -r nframes naddrs first last < <(python3 "$here/trace-addresses.py" "$work/analysis.json" "$log" "$work")
+echo "trace: $nframes frames ($naddrs distinct addresses), lines $first-$last of $log"
 hyperfine -N --warmup 1 --runs 5 --export-json "$work/hyperfine.json" \
   -n btaudit "$build/btaudit analyze --format json --vmlinux $vmlinux $work/trace.log" \
   -n decode_stacktrace.sh "bash -c '$decode $vmlinux < $work/trace.log'" \

@@ -95,17 +95,7 @@ fi
 log=$shared/lab/logs/hung_task.console.log
 if [ -f "$log" ] && [ -f "$vmlinux" ]; then
   "$btaudit" analyze --format json --vmlinux "$vmlinux" "$log" >"$work/analysis.json"
-  nframes=$(python3 - "$work/analysis.json" "$log" "$work" <<'PY'
-import json, sys
-doc = json.load(open(sys.argv[1]))
-r = max(doc['reports'], key=lambda r: len(r['frames']))
-lines = open(sys.argv[2], errors='replace').read().split('\n')[r['input']['first_line'] - 1:r['input']['last_line']]
-open(sys.argv[3] + '/trace.log', 'w').write('\n'.join(lines) + '\n')
-addrs = sorted({f['debug_address'] - 1 for f in r['frames'] if f.get('debug_address')})
-open(sys.argv[3] + '/addresses.txt', 'w').write(' '.join(hex(a) for a in addrs) + '\n')
-print(len(r['frames']))
-PY
-)
+  read -r nframes _ < <(python3 "$here/trace-addresses.py" "$work/analysis.json" "$log" "$work")
   ours=$(measure /dev/null "$btaudit" analyze --format json --vmlinux "$vmlinux" "$work/trace.log")
   theirs=missing
   if command -v eu-addr2line >/dev/null; then
