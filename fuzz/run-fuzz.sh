@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets of a BTAUDIT_FUZZ build for a bounded time each.
 # Usage: fuzz/run-fuzz.sh BUILD_DIR SECONDS [TARGET...]
-#   (targets: analyze read_input batch dump_header vmcoreinfo store_open; default all)
+#   (targets: analyze read_input batch dump_header vmcoreinfo store_open profile; default all)
 # The working corpus grows in BUILD_DIR/fuzz-corpus/<target>/ (kept between runs),
 # crashes land in BUILD_DIR/fuzz-artifacts/<target>/. A crash makes the script fail:
 # copy the input to fuzz/regressions/<target>/ and keep it there after the fix.
@@ -13,7 +13,7 @@ build=$(cd "$1" && pwd)
 seconds=$2
 shift 2
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(analyze read_input batch dump_header vmcoreinfo store_open)
+[ ${#targets[@]} -eq 0 ] && targets=(analyze read_input batch dump_header vmcoreinfo store_open profile)
 
 seeds=$build/fuzz-seeds
 [ -d "$seeds" ] || bash "$here/make-seeds.sh" "$seeds"

@@ -2,10 +2,10 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <fcntl.h>
-#include <unistd.h>
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
 #include <gelf.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>

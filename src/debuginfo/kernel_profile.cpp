@@ -20,9 +20,9 @@ namespace {
 
 constexpr std::string_view kMagic = "BTAUDPRF";
 constexpr std::uint64_t kMaxProfileBytes = std::uint64_t{1} << 30;  // a larger file is not one of ours
-constexpr std::uint32_t kMaxCount = 1u << 24;                      // any one table's rows
-constexpr std::uint32_t kMaxString = 1u << 16;                     // any one name or path
-constexpr std::uint32_t kMaxInlined = 256;                         // as lookup_source's scope limit
+constexpr std::uint32_t kMaxCount = 1u << 24;                       // any one table's rows
+constexpr std::uint32_t kMaxString = 1u << 16;                      // any one name or path
+constexpr std::uint32_t kMaxInlined = 256;                          // as lookup_source's scope limit
 
 std::uint32_t crc_of(std::string_view bytes) {
   uLong crc = crc32(0L, Z_NULL, 0);
@@ -470,7 +470,7 @@ const KallsymsTable& KernelProfile::kallsyms_table() {
 }
 
 std::unique_ptr<KernelProfile> load_profile_file(const std::string& path, std::string_view build_id,
-                                               std::uint64_t vmlinux_size, std::string& problem) {
+                                                 std::uint64_t vmlinux_size, std::string& problem) {
   problem.clear();
   std::error_code ec;
   const auto size = fs::file_size(path, ec);
@@ -534,8 +534,8 @@ std::string save_profile_file(const KernelProfile& p, const std::string& dir, st
   std::size_t budget = 100000;  // a directory of junk cannot make this loop long
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end && budget > 0; it.increment(ec), --budget) {
     const std::string name = it->path().filename().string();
-    const bool profile_name = !name.empty() && name.size() <= 128 &&
-                              name.find_first_not_of("0123456789abcdef") == std::string::npos;
+    const bool profile_name =
+        !name.empty() && name.size() <= 128 && name.find_first_not_of("0123456789abcdef") == std::string::npos;
     if (!profile_name || !it->is_regular_file(ec)) continue;  // only profiles count, and only they are removed
     const std::uint64_t size = it->file_size(ec);
     if (ec) continue;

@@ -31,8 +31,8 @@ namespace btaudit {
 
 // Where profiles live and how much room they may take.
 struct ProfileCacheOptions {
-  bool enabled = false;  // the library default; the commands turn it on unless --no-cache
-  std::string dir;       // empty: default_profile_dir()
+  bool enabled = false;                                // the library default; the commands turn it on unless --no-cache
+  std::string dir;                                     // empty: default_profile_dir()
   std::uint64_t max_bytes = std::uint64_t{512} << 20;  // all profiles together; oldest go first
 };
 
@@ -52,7 +52,7 @@ struct KernelProfile {
   static constexpr std::uint32_t kFormatVersion = 1;
 
   std::string build_id;
-  std::uint64_t vmlinux_size = 0;  // a file of the same build id but another size is not this kernel's
+  std::uint64_t vmlinux_size = 0;                  // a file of the same build id but another size is not this kernel's
   std::uint64_t kernel_start = 0, kernel_end = 0;  // vmlinux's address range as libdwfl reports it
   std::vector<ProfileSection> sections;
   // The two bulk tables, as a cold session fills them: vmlinux's defined function, object
@@ -93,7 +93,7 @@ std::string profile_path(const std::string& dir, const std::string& build_id);
 // Reads a profile file. nullopt with an empty `problem` when there is none;
 // with `problem` set when there is one but it cannot be trusted.
 std::unique_ptr<KernelProfile> load_profile_file(const std::string& path, std::string_view build_id,
-                                               std::uint64_t vmlinux_size, std::string& problem);
+                                                 std::uint64_t vmlinux_size, std::string& problem);
 
 // Writes atomically (a temporary file renamed over the old one), then removes
 // the oldest other profiles until the directory holds at most max_bytes.

@@ -4,6 +4,8 @@
 // session without the cache, the cold one that writes the profile and the warm
 // one that reads it must answer every question alike, and a damaged or foreign
 // profile must be noticed, not trusted, and rewritten.
+#include "debuginfo/kernel_profile.h"
+
 #include <boost/test/unit_test.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -13,7 +15,6 @@
 #include <vector>
 
 #include "debuginfo/kernel_debuginfo.h"
-#include "debuginfo/kernel_profile.h"
 #include "debuginfo/kernel_types.h"
 
 namespace {
