@@ -184,7 +184,7 @@ def session(crash, vmlinux, dump, plugin=None, cache=None):
         try:
             with open(entry) as f:
                 doc = json.load(f)
-            if doc.get('key') == key_doc:
+            if doc.get('key') == json.loads(json.dumps(key_doc)):  # tuples come back as lists
                 return doc
         except (FileNotFoundError, ValueError):
             pass
