@@ -13,6 +13,7 @@ packages=(
   python3 gzip xz-utils zstd parallel sqlite3
   libdebuginfod-dev liblz4-dev debuginfod
   chromium
+  gdb  # gdb-add-index: the indexed vmlinux copy the crash tests start crash on (tests/real/crash_session.py)
 )
 # The browser test (tests/browser) runs on Node with puppeteer-core from npm: Debian's nodejs
 # and npm, unless the machine already has a Node (another distribution of it would conflict).

@@ -2,10 +2,13 @@
 """btaudit inside crash: the extension loads cleanly and says what btaudit vmcore says.
 
   crash_plugin_check.py PLUGIN BTAUDIT VMLINUX VMCORE_DIR [--crash CRASH] [--jobs N] [--only NAME...]
+                        [--session-cache DIR]
 
-For every lab dump (NAME.elf, NAME.kdump-zlib) the real crash binary runs
-non-interactively (crash -s VMLINUX DUMP < commands): `extend PLUGIN`, then
-every btaudit command, each redirected to its own file by crash itself. Checks:
+For every lab dump (NAME.elf, NAME.kdump-zlib) the real crash binary runs once,
+non-interactively (crash -s VMLINUX DUMP < commands, crash_session.py): `extend
+PLUGIN`, then every btaudit command, each redirected to its own file by crash
+itself. With --session-cache the session is shared with words_check.py (the same
+crash run answers both; whichever check comes first runs it). Checks:
   - extend prints only "PLUGIN: shared object loaded" (no warning);
   - irqstate, bt -a and log in text equal `btaudit vmcore` (irqstate, bt, and
     the reports part of analyze), and their -j documents equal the JSON of
@@ -16,48 +19,33 @@ every btaudit command, each redirected to its own file by crash itself. Checks:
   - the expected stack transitions: IRQ -> task on the hard-IRQ panics
     (panic_irq, panic_warn_hardirq), NMI -> task, #DF -> task.
 crash 8.0.2 aborts during start-up on stack_overflow (make-lab.sh
-stage_validate): a run whose commands produced nothing is retried with
+stage_validate): a run that did not get through start-up is retried with
 --no_panic. Exit 77 (ctest: skipped) when crash, the plugin, vmlinux or the
 dumps are absent.
 """
-import argparse, concurrent.futures, json, os, shutil, subprocess, sys, tempfile
+import argparse, concurrent.futures, json, os, shutil, subprocess, sys
+
+import crash_session
 
 EXPECTED_TRANSITIONS = {'panic_irq': ('irq', 'task'), 'panic_warn_hardirq': ('irq', 'task'),
                         'panic_nmi': ('NMI', 'task'), 'stack_overflow': ('#DF', 'task')}
-# name -> (crash command, standalone arguments or None, kind of comparison)
-COMMANDS = [
-    ('irqstate', 'btaudit irqstate', ['irqstate'], 'text'),
-    ('irqstate_json', 'btaudit irqstate -j', ['--format', 'json', 'irqstate'], 'json'),
-    ('bt', 'btaudit bt -a', ['bt'], 'text'),
-    ('bt_json', 'btaudit bt -a -j', ['--format', 'json', 'bt'], 'json'),
-    ('log', 'btaudit log', ['--color', 'never', 'analyze'], 'tail'),
-    ('log_json', 'btaudit log -j', ['--format', 'json', 'analyze'], 'json'),
-    ('analyze', 'btaudit analyze', ['--color', 'never', 'analyze'], 'text'),
-    ('bt_cpu1', 'btaudit bt -c 1', None, 'cpu1'),
-    ('bt_cpu1_json', 'btaudit bt -c 1 -j', None, 'cpu1_json'),
-    ('bt_current', 'btaudit bt', None, 'current'),
-    ('help', 'help btaudit', None, 'help'),
-    ('usage', 'btaudit nosuchcommand', None, 'usage'),
-]
-
-
-def run_crash(crash, vmlinux, dump, plugin, work, no_panic):
-    lines = ['set scroll off', f'extend {plugin} > {work}/extend.out']
-    lines += [f'{cmd} > {work}/{name}.out' for name, cmd, _, _ in COMMANDS]
-    lines.append('q')
-    argv = [crash, '-s'] + (['--no_panic'] if no_panic else []) + [vmlinux, dump]
-    env = dict(os.environ, HOME=work)  # no ~/.crashrc
-    r = subprocess.run(argv, input='\n'.join(lines) + '\n', capture_output=True, text=True, cwd=work, env=env,
-                       timeout=600)
-    return r.stdout + r.stderr
-
-
-def read(path):
-    try:
-        with open(path, errors='replace') as f:
-            return f.read()
-    except FileNotFoundError:
-        return None
+# The extension's commands (crash_session.EXTENSION_COMMANDS, by name) -> (standalone arguments
+# or None, kind of comparison)
+COMMANDS = {
+    'irqstate': (['irqstate'], 'text'),
+    'irqstate_json': (['--format', 'json', 'irqstate'], 'json'),
+    'bt': (['bt'], 'text'),
+    'bt_json': (['--format', 'json', 'bt'], 'json'),
+    'log': (['--color', 'never', 'analyze'], 'tail'),
+    'log_json': (['--format', 'json', 'analyze'], 'json'),
+    'analyze': (['--color', 'never', 'analyze'], 'text'),
+    'bt_cpu1': (None, 'cpu1'),
+    'bt_cpu1_json': (None, 'cpu1_json'),
+    'bt_current': (None, 'current'),
+    'help': (None, 'help'),
+    'usage': (None, 'usage'),
+}
+assert sorted(COMMANDS) == sorted(n for n, _ in crash_session.EXTENSION_COMMANDS)
 
 
 def json_diff(a, b, where='$', out=None, limit=5):
@@ -81,45 +69,26 @@ def json_diff(a, b, where='$', out=None, limit=5):
     return out
 
 
-def crash_cannot_open(crash, vmlinux, dump):
-    """crash's own error when it cannot start on this kernel at all (without the extension), else None.
-
-    crash 8.0.2 (Debian 12) predates the 6.4 module memory layout (struct module's mem[]): it stops
-    in module_init() with "invalid structure member offset: module_core_size" on every 6.4+ kernel,
-    so no extension can run in it. That is crash's limit, said as a skip, not a finding."""
-    with tempfile.TemporaryDirectory(prefix='btaudit-crash-') as work:
-        env = dict(os.environ, HOME=work)
-        r = subprocess.run([crash, '-s', '--no_panic', os.path.abspath(vmlinux), os.path.abspath(dump)], input='sys\nq\n', capture_output=True,
-                           text=True, cwd=work, env=env, timeout=600)
-    out = r.stdout + r.stderr
-    if 'KERNEL:' in out:
-        return None
-    errors = [line.strip() for line in out.splitlines() if line.strip().startswith('crash:')]
-    return f'it exits {r.returncode} during start-up without the extension' + (f': {errors[0]}' if errors else '')
+def session(args, name):
+    return crash_session.session(args.crash, args.vmlinux, os.path.join(args.dumps, name), args.plugin,
+                                 args.session_cache)
 
 
-def check_dump(args, name):
+def check_dump(args, name, doc):
     dump = os.path.join(args.dumps, name)
     stem = os.path.splitext(name)[0]
     problems, notes = [], []
-    with tempfile.TemporaryDirectory(prefix='btaudit-crash-') as work:
-        console = run_crash(args.crash, args.vmlinux, dump, args.plugin, work, False)
-        if read(f'{work}/bt.out') in (None, ''):
-            # crash 8.0.2 gives up during start-up on some dumps (stack_overflow): as make-lab.sh does.
-            notes.append('crash start-up failed; retried with --no_panic')
-            for f in os.listdir(work):
-                if f.endswith('.out'):
-                    os.unlink(os.path.join(work, f))
-            console = run_crash(args.crash, args.vmlinux, dump, args.plugin, work, True)
-        out = {n: read(f'{work}/{n}.out') for n, _, _, _ in COMMANDS}
-        extend = read(f'{work}/extend.out')
+    if doc['no_panic']:
+        # crash 8.0.2 gives up during start-up on some dumps (stack_overflow): as make-lab.sh does.
+        notes.append('crash start-up failed; retried with --no_panic')
+    console, out, extend = doc['console'], doc['out'], doc['out']['extend']
     if extend != f'{args.plugin}: shared object loaded\n':
         problems.append(f'extend printed {extend!r}')
     for line in console.splitlines():
         if 'btaudit' in line:
             problems.append(f'crash console mentions btaudit: {line.strip()}')
     standalone = {}
-    for n, _, sargs, kind in COMMANDS:
+    for n, (sargs, kind) in COMMANDS.items():
         if out[n] is None or out[n] == '':
             problems.append(f'{n}: no output')
             continue
@@ -130,7 +99,9 @@ def check_dump(args, name):
             continue
         key = tuple(sargs)
         if key not in standalone:
-            r = subprocess.run([args.btaudit, 'vmcore', '--vmlinux', args.vmlinux] + sargs[:-1] + [dump, sargs[-1]], capture_output=True,
+            # The vmlinux crash was given (crash_session: maybe a copy with a .gdb_index), which the
+            # extension names in its output.
+            r = subprocess.run([args.btaudit, 'vmcore', '--vmlinux', doc['vmlinux']] + sargs[:-1] + [dump, sargs[-1]], capture_output=True,
                                text=True)
             standalone[key] = r.stdout if r.returncode == 0 else None
             if r.returncode != 0:
@@ -195,6 +166,7 @@ def main():
     p.add_argument('--crash', default=shutil.which('crash') or '/usr/bin/crash')
     p.add_argument('--jobs', type=int, default=2)
     p.add_argument('--only', nargs='*', default=[])
+    p.add_argument('--session-cache', help='folder of crash sessions shared with words_check.py (crash_session.py)')
     args = p.parse_args()
     args.plugin = os.path.abspath(args.plugin)
     names = sorted(n for n in (os.listdir(args.dumps) if os.path.isdir(args.dumps) else [])
@@ -208,15 +180,16 @@ def main():
     if not names:
         print('no lab dumps found: skipped (run ../shared/lab/make-lab.sh)')
         return 77
-    why = crash_cannot_open(args.crash, args.vmlinux, os.path.join(args.dumps, names[0]))
+    first = session(args, names[0])
+    why = crash_session.start_failure(first)
     if why:
-        version = next((v.strip() for v in subprocess.run([args.crash, '--version'], capture_output=True,
-                                                           text=True).stdout.splitlines() if v.strip()), args.crash)
+        version = crash_session.crash_version(args.crash)
         print(f'{version} cannot open this kernel\'s dumps by itself ({why}): skipped')
         return 77
     bad = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for name, problems, notes in pool.map(lambda n: check_dump(args, n), names):
+        checks = pool.map(lambda n: check_dump(args, n, first if n == names[0] else session(args, n)), names)
+        for name, problems, notes in checks:
             bad += len(problems)
             print(f'{name}: {"ok" if not problems else "FAILED"}' + (f' ({"; ".join(notes)})' if notes else ''))
             for pr in problems[:10]:

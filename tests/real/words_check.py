@@ -2,6 +2,7 @@
 """Every word of every stack in use (btaudit vmcore DUMP words) against the walk and against crash's bt -T.
 
   words_check.py BTAUDIT VMLINUX VMCORE_DIR [--crash CRASH] [--jobs N] [--only NAME...]
+                 [--plugin PLUGIN --session-cache DIR]
 
 For every lab dump:
   1. `btaudit vmcore --format json DUMP words`: each CPU's words carry slot, value, function,
@@ -18,23 +19,19 @@ Slots only one of the two reaches are counted, not compared: crash starts each t
 its own idea of the last stack location and knows no IRQ or exception stack of these dumps;
 btaudit starts at SP and follows backlinks. Exit 77 when crash, vmlinux or the dumps are absent.
 """
-import argparse, concurrent.futures, json, os, re, shutil, subprocess, sys, tempfile
+import argparse, concurrent.futures, json, os, re, shutil, subprocess, sys
+
+import crash_session
 
 LINE = re.compile(r'^\s*\[([0-9a-f]+)\] (\S+) at ([0-9a-f]+)(?: \[(\S+)\])?\s*$')
 HEADER = re.compile(r'^PID:\s+\d+\s+TASK:\s+[0-9a-f]+\s+CPU:\s+(\d+)')
 
 
-def crash_bt_t(crash, vmlinux, dump):
-    """{cpu: [(slot, symbol, address, module)]} from crash's bt -T -a."""
-    with tempfile.TemporaryDirectory(prefix='btaudit-words-') as work:
-        out = os.path.join(work, 'bt.out')
-        script = f'set scroll off\nbt -T -a > {out}\nq\n'
-        for extra in ([], ['--no_panic']):  # crash 8.0.2 gives up at start-up on some dumps without it
-            subprocess.run([crash, '-s'] + extra + [vmlinux, dump], input=script, capture_output=True, text=True,
-                           cwd=work, env=dict(os.environ, HOME=work), timeout=600)
-            if os.path.exists(out) and os.path.getsize(out):
-                break
-        text = open(out, errors='replace').read() if os.path.exists(out) else ''
+def crash_bt_t(args, dump):
+    """{cpu: [(slot, symbol, address, module)]} from crash's bt -T -a (crash_session.py: one crash run
+    per dump, shared with crash_plugin_check.py when both are given the same --session-cache and
+    --plugin; the extension is loaded after bt -T and cannot change it)."""
+    text = crash_session.session(args.crash, args.vmlinux, dump, args.plugin, args.session_cache)['out']['bt_T'] or ''
     cpus, cur = {}, None
     for line in text.splitlines():
         h = HEADER.match(line)
@@ -72,8 +69,8 @@ def check(args, name):
         for w in words:
             if w['frame'] is not None and w['verdict'] is None:
                 problems.append(f'CPU {cpu["cpu"]}: word at {w["slot"]:x} belongs to a frame but has no verdict')
-    if args.crash:
-        for cpu, lines in crash_bt_t(args.crash, args.vmlinux, dump).items():
+    if args.crash and not args.crash_cannot_open:
+        for cpu, lines in crash_bt_t(args, dump).items():
             by_slot = ours.get(cpu, {})
             for slot, symbol, address, module in lines:
                 stats['crash'] += 1
@@ -102,6 +99,8 @@ def main():
     p.add_argument('--crash', default=shutil.which('crash'))
     p.add_argument('--jobs', type=int, default=2)
     p.add_argument('--only', nargs='*', default=[])
+    p.add_argument('--plugin', help='the crash extension crash_plugin_check.py loads, to share its sessions')
+    p.add_argument('--session-cache', help='folder of crash sessions (crash_session.py)')
     args = p.parse_args()
     names = sorted(n for n in (os.listdir(args.dumps) if os.path.isdir(args.dumps) else [])
                    if n.endswith(('.elf', '.kdump-zlib')))
@@ -113,6 +112,14 @@ def main():
     if not args.crash or not os.path.exists(args.crash):
         print('words_check: crash not found: skipped')
         return 77
+    # crash 8.0.2 cannot start on 6.4+ kernels (crash_session.start_failure): then the words are
+    # checked against the walk alone, and crash is not started once more per dump to fail again.
+    args.crash_cannot_open = crash_session.start_failure(
+        crash_session.session(args.crash, args.vmlinux, os.path.join(args.dumps, names[0]), args.plugin,
+                              args.session_cache))
+    if args.crash_cannot_open:
+        print(f'words_check: {crash_session.crash_version(args.crash)} cannot open this kernel\'s dumps '
+              f'({args.crash_cannot_open}): the words are checked against the walk alone')
     total, bad = {}, 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for name, problems, stats in pool.map(lambda n: check(args, n), names):
