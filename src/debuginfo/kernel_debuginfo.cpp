@@ -113,7 +113,7 @@ void KernelDebugInfo::open_profile() {
   if (!facts || !facts->build_id || dir.empty()) return;  // no key (or nowhere to keep it): no profile
   build_id_ = facts->build_id;
   options_.cache.dir = dir;
-  const std::string path = profile_path(dir, *build_id_);
+  const std::string path = profile_path(dir, *build_id_, vmlinux_size_);
   std::string problem;
   auto loaded = load_profile_file(path, *build_id_, vmlinux_size_, problem);
   if (loaded && !loaded->complete()) problem = "incomplete tables";

@@ -339,7 +339,9 @@ std::string default_profile_dir() {
   return {};
 }
 
-std::string profile_path(const std::string& dir, const std::string& build_id) { return dir + "/" + build_id; }
+std::string profile_path(const std::string& dir, const std::string& build_id, std::uint64_t vmlinux_size) {
+  return dir + "/" + build_id + "." + std::to_string(vmlinux_size);
+}
 
 namespace {
 
@@ -508,7 +510,7 @@ std::string save_profile_file(const KernelProfile& p, const std::string& dir, st
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return dir + ": " + ec.message();
-  const std::string path = profile_path(dir, p.build_id);
+  const std::string path = profile_path(dir, p.build_id, p.vmlinux_size);
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -534,8 +536,11 @@ std::string save_profile_file(const KernelProfile& p, const std::string& dir, st
   std::size_t budget = 100000;  // a directory of junk cannot make this loop long
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end && budget > 0; it.increment(ec), --budget) {
     const std::string name = it->path().filename().string();
-    const bool profile_name =
-        !name.empty() && name.size() <= 128 && name.find_first_not_of("0123456789abcdef") == std::string::npos;
+    // <hex build id>.<decimal size>, as profile_path names them.
+    const std::size_t dot = name.find('.');
+    const bool profile_name = dot != std::string::npos && dot > 0 && name.size() <= 160 &&
+                              name.find_first_not_of("0123456789abcdef") == dot && dot + 1 < name.size() &&
+                              name.find_first_not_of("0123456789", dot + 1) == std::string::npos;
     if (!profile_name || !it->is_regular_file(ec)) continue;  // only profiles count, and only they are removed
     const std::uint64_t size = it->file_size(ec);
     if (ec) continue;

@@ -7,7 +7,7 @@
 // A question the profile cannot answer opens libdwfl as before, and its
 // answer joins the profile when the run ends.
 //
-// File: $XDG_CACHE_HOME/btaudit/<build-id> (else ~/.cache/btaudit), one per kernel:
+// File: $XDG_CACHE_HOME/btaudit/<build-id>.<vmlinux size> (else ~/.cache/btaudit):
 //   "BTAUDPRF", format version (u32), payload size (u64), CRC-32 of the payload
 //   (zlib's), the build id (u32 length + bytes), then the payload (below).
 // A file whose magic, version, size, checksum, build id or vmlinux size does
@@ -87,8 +87,10 @@ std::string serialize_profile(const KernelProfile& p);
 std::unique_ptr<KernelProfile> parse_profile(std::string_view bytes, std::shared_ptr<const void> owner,
                                              std::string_view build_id, std::string& problem);
 
-// The profile file of a build id in a cache directory.
-std::string profile_path(const std::string& dir, const std::string& build_id);
+// The profile file of a vmlinux in a cache directory: <build-id>.<file size>. Two files of
+// one build id (a copy with a .gdb_index added, say) keep a profile each: the section
+// offsets read_code uses are the file's own.
+std::string profile_path(const std::string& dir, const std::string& build_id, std::uint64_t vmlinux_size);
 
 // Reads a profile file. nullopt with an empty `problem` when there is none;
 // with `problem` set when there is one but it cannot be trusted.

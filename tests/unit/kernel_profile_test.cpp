@@ -181,8 +181,9 @@ BOOST_AUTO_TEST_CASE(a_profile_of_another_vmlinux_size_is_stale) {
   const KernelProfile p = generated_profile(4, "cafe");
   BOOST_REQUIRE_EQUAL(save_profile_file(p, dir.path.string(), 1u << 30), "");
   std::string problem;
-  BOOST_TEST(load_profile_file(profile_path(dir.path.string(), "cafe"), "cafe", p.vmlinux_size, problem));
-  BOOST_TEST(!load_profile_file(profile_path(dir.path.string(), "cafe"), "cafe", p.vmlinux_size + 1, problem));
+  const std::string path = profile_path(dir.path.string(), "cafe", p.vmlinux_size);
+  BOOST_TEST(load_profile_file(path, "cafe", p.vmlinux_size, problem));
+  BOOST_TEST(!load_profile_file(path, "cafe", p.vmlinux_size + 1, problem));
   BOOST_TEST(problem.find("bytes") != std::string::npos);
 }
 
@@ -193,21 +194,22 @@ BOOST_AUTO_TEST_CASE(the_size_cap_removes_the_oldest_profiles_and_nothing_else) 
   std::uintmax_t one = 0;
   for (const std::string& id : ids) {
     BOOST_REQUIRE_EQUAL(save_profile_file(generated_profile(5, id), dir.path.string(), 1u << 30), "");
-    one = fs::file_size(dir.path / id);
+    one = fs::file_size(dir.path / (id + ".1005"));
     // Distinct, ordered modification times whatever the file system's resolution.
-    fs::last_write_time(dir.path / id, fs::file_time_type::clock::now() - std::chrono::hours(10 - (&id - &ids[0])));
+    fs::last_write_time(dir.path / (id + ".1005"),
+                        fs::file_time_type::clock::now() - std::chrono::hours(10 - (&id - &ids[0])));
   }
   // Room for two: saving a fifth keeps it and the newest other one.
   BOOST_REQUIRE_EQUAL(save_profile_file(generated_profile(5, "aa05"), dir.path.string(), 2 * one + one / 2), "");
-  BOOST_TEST(fs::exists(dir.path / "aa05"));
-  BOOST_TEST(fs::exists(dir.path / "aa04"));
-  BOOST_TEST(!fs::exists(dir.path / "aa01"));
-  BOOST_TEST(!fs::exists(dir.path / "aa02"));
-  BOOST_TEST(!fs::exists(dir.path / "aa03"));
+  BOOST_TEST(fs::exists(dir.path / "aa05.1005"));
+  BOOST_TEST(fs::exists(dir.path / "aa04.1005"));
+  BOOST_TEST(!fs::exists(dir.path / "aa01.1005"));
+  BOOST_TEST(!fs::exists(dir.path / "aa02.1005"));
+  BOOST_TEST(!fs::exists(dir.path / "aa03.1005"));
   BOOST_TEST(fs::exists(dir.path / "notes.txt"));
   // A profile larger than the whole cap is not written.
   BOOST_TEST(!save_profile_file(generated_profile(6, "aa06"), dir.path.string(), 100).empty());
-  BOOST_TEST(!fs::exists(dir.path / "aa06"));
+  BOOST_TEST(!fs::exists(dir.path / "aa06.1006"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
