@@ -220,6 +220,23 @@ BOOST_AUTO_TEST_CASE(a_file_is_read_in_pieces_of_whole_lines_that_outlive_the_re
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_file_truncated_while_it_is_read_says_so) {
+  TempDir dir;
+  std::string content;
+  for (int i = 0; content.size() < (std::size_t{2} << 20); ++i) content += "line " + std::to_string(i) + "\n";
+  const std::string path = dir.file("log", content);
+  auto reader = PieceReader::open(path);
+  BOOST_REQUIRE(reader);
+  const auto first = reader->next();
+  BOOST_REQUIRE(first);
+  fs::resize_file(path, content.size() / 2);  // another process cuts the log short
+  std::string joined(first->text);
+  while (auto p = reader->next()) joined.append(p->text);
+  BOOST_TEST(reader->failed());
+  BOOST_TEST(joined.size() < content.size());
+  BOOST_TEST(content.starts_with(joined));  // what was read is the file's start, nothing made up
+}
+
 BOOST_AUTO_TEST_CASE(what_is_not_a_plain_regular_file_is_left_to_load_input) {
   TempDir dir;
   BOOST_TEST(!PieceReader::open("-"));
