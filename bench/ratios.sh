@@ -23,6 +23,12 @@ btaudit=$build/btaudit
 [ -x /usr/bin/time ] || { echo "ratios: GNU time is missing (apt-get install time)" >&2; exit 2; }
 work=$(mktemp -d /tmp/btaudit-ratios.XXXXXX)
 trap 'rm -rf "$work"' EXIT
+# The kernel profiles (debuginfo/kernel_profile.h) of this run only: "warm" rows
+# run after one run made the profile; "cold" rows start each run without one.
+export XDG_CACHE_HOME=$work/cache
+cold=$work/cold.sh  # runs a command with an empty profile cache of its own
+printf '#!/bin/sh\nrm -rf "%s/cold"; XDG_CACHE_HOME="%s/cold" exec "$@"\n' "$work" "$work" >"$cold"
+chmod +x "$cold"
 
 # measure OUT CMD...: runs CMD $runs times with stdout to OUT; prints
 # "wall_s cpu_s rss_mb" (each the median), or "missing" when CMD fails.
@@ -81,12 +87,17 @@ fi
 # (b) dumps.
 dump=$lab/vmcores/panic_irq.elf
 if [ -f "$dump" ] && [ -f "$vmlinux" ]; then
+  "$btaudit" vmcore --vmlinux "$vmlinux" "$dump" bt >/dev/null  # makes the profile
   ours=$(measure /dev/null "$btaudit" vmcore --vmlinux "$vmlinux" "$dump" bt)
+  ours_cold=$(measure /dev/null "$cold" "$btaudit" vmcore --vmlinux "$vmlinux" "$dump" bt)
+  ours_none=$(measure /dev/null "$btaudit" vmcore --no-cache --vmlinux "$vmlinux" "$dump" bt)
   theirs=missing
   if [ -f "$shared/lab/drgn-check.py" ] && /usr/bin/python3 -c 'import drgn' 2>/dev/null; then
     theirs=$(measure /dev/null /usr/bin/python3 "$shared/lab/drgn-check.py" "$vmlinux" "$dump")
   fi
-  row "vmcore bt, panic_irq.elf" "$ours" "drgn" "$theirs" "<= 0.1x drgn CPU, <= 64 MB (warm profile)"
+  row "vmcore bt, panic_irq.elf, warm profile" "$ours" "drgn" "$theirs" "<= 0.1x drgn CPU, <= 64 MB"
+  row "vmcore bt, cold (makes the profile)" "$ours_cold" "drgn" "$theirs" "not slower than --no-cache"
+  row "vmcore bt, --no-cache" "$ours_none" "drgn" "$theirs" "(no profile read or written)"
 else
   echo "(b) skipped: no $dump or $vmlinux"
 fi
@@ -96,14 +107,17 @@ log=$shared/lab/logs/hung_task.console.log
 if [ -f "$log" ] && [ -f "$vmlinux" ]; then
   "$btaudit" analyze --format json --vmlinux "$vmlinux" "$log" >"$work/analysis.json"
   read -r nframes _ < <(python3 "$here/trace-addresses.py" "$work/analysis.json" "$log" "$work")
+  "$btaudit" analyze --format json --vmlinux "$vmlinux" "$work/trace.log" >/dev/null  # makes the profile
   ours=$(measure /dev/null "$btaudit" analyze --format json --vmlinux "$vmlinux" "$work/trace.log")
+  ours_cold=$(measure /dev/null "$cold" "$btaudit" analyze --format json --vmlinux "$vmlinux" "$work/trace.log")
   theirs=missing
   if command -v eu-addr2line >/dev/null; then
     # shellcheck disable=SC2046  # one argument per address
     theirs=$(measure /dev/null eu-addr2line -i -f -e "$vmlinux" $(cat "$work/addresses.txt"))
   fi
-  row "analyze --vmlinux, hung_task (${nframes} frames)" "$ours" "eu-addr2line -i -f" "$theirs" \
+  row "analyze --vmlinux, hung_task (${nframes} frames), warm" "$ours" "eu-addr2line -i -f" "$theirs" \
     "<= 1.5x eu-addr2line CPU, RSS <= its"
+  row "analyze --vmlinux, cold (makes the profile)" "$ours_cold" "eu-addr2line -i -f" "$theirs" "-"
 else
   echo "(c) skipped: no $log or $vmlinux"
 fi

@@ -64,7 +64,12 @@ int run(const CrashRequest& r) {
   options.with_log = r.action == "log" || r.action == "analyze";
   options.words = r.action == "words";
   if (target.blocked) options.task_pids.push_back(*target.blocked);
+  // vmlinux's profile (debuginfo/kernel_profile.h): every command after the first in a
+  // crash session, and every later session on the kernel, skips reading its DWARF.
+  options.cache.enabled = true;
   const DumpAnalysis a = analyze_dump(memory, facts, &memory, options);
+  if (const std::string problem = a.info->save_profile(); !problem.empty())
+    write("btaudit: note: profile not saved: " + problem + "\n");
   std::vector<int> pids;
   if (target.blocked) pids.push_back(*target.blocked);
   const ViewSelection view = select_view(a.model, target.cpu, pids);

@@ -101,4 +101,11 @@ void DebugInfoCache::note(const std::string& s) {
   notes_.push_back(s);
 }
 
+std::vector<KernelDebugInfo*> DebugInfoCache::opened() const {
+  std::vector<KernelDebugInfo*> all;
+  for (const auto& [path, info] : open_)
+    if (info) all.push_back(info.get());
+  return all;
+}
+
 }  // namespace btaudit

@@ -28,6 +28,8 @@ class DebugInfoCache {
   std::vector<std::string> warnings() const;
   // Whether a named vmlinux could not be opened.
   bool failed() const { return failed_; }
+  // Every vmlinux opened, in the order of their paths (to save their profiles at the end).
+  std::vector<KernelDebugInfo*> opened() const;
 
  private:
   std::string find_by_release(const std::string& release) const;

@@ -56,4 +56,12 @@ unsigned DebugInfoPool::sessions() const {
   return static_cast<unsigned>(opened_.size());
 }
 
+std::vector<KernelDebugInfo*> DebugInfoPool::opened() const {
+  std::lock_guard lock(mutex_);
+  std::vector<KernelDebugInfo*> all;
+  for (const DebugInfoCache* cache : opened_)
+    for (KernelDebugInfo* info : cache->opened()) all.push_back(info);
+  return all;
+}
+
 }  // namespace btaudit

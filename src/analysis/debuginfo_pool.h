@@ -44,6 +44,8 @@ class DebugInfoPool {
   // Whether a named vmlinux could not be opened (by any cache).
   bool failed() const;
   unsigned sessions() const;
+  // Every session's opened vmlinux images (called once the workers have left).
+  std::vector<KernelDebugInfo*> opened() const;
 
  private:
   void give_back(std::unique_ptr<DebugInfoCache> cache);

@@ -59,7 +59,9 @@ DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreIn
   d.release = facts.release;
   d.vmlinux = options.vmlinux;
   if (d.vmlinux.empty() || d.vmlinux == "auto") d.vmlinux = find_vmlinux(facts, options);
-  a.info = KernelDebugInfo::open(d.vmlinux, DebugInfoOptions{});
+  DebugInfoOptions debug;
+  debug.cache = options.cache;
+  a.info = KernelDebugInfo::open(d.vmlinux, debug);
   if (auto rel = a.info->release(); rel && !d.release.empty() && *rel != d.release)
     throw DumpError(facts.path + ": the dump is release " + d.release + " but " + d.vmlinux + " is " + *rel +
                     " (wrong vmlinux)");

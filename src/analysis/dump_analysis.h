@@ -41,6 +41,7 @@ struct DumpAnalysisOptions {
   CheckBudget checks;                                           // per walk; its shared deadline is set from dump_budget
   std::chrono::milliseconds dump_budget{kDefaultDumpBudgetMs};  // every walk's call-site checks together
   bool words = false;                                           // every word of each stack in use (StackWalk::words)
+  ProfileCacheOptions cache;                                    // vmlinux's per-build-id profile
 };
 
 // `memory` is the dump's kernel memory, `facts` what the dump says about itself,

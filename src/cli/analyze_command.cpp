@@ -13,6 +13,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/debuginfod_options.h"
+#include "cli/profile_cache_options.h"
 #include "debuginfo/kernel_debuginfo.h"
 #include "input/input_error.h"
 #include "input/piece_reader.h"
@@ -62,6 +63,8 @@ int run_analyze(const std::vector<std::string>& args) {
       "time for one report's call-site checks with --vmlinux; frames left say unchecked_budget");
   DebuginfodOptions debuginfod;
   debuginfod.add_to(opts, true);
+  ProfileCacheFlags cache;
+  cache.add_to(opts);
   po::variables_map vm;
   if (!parse_command_line("analyze", args, opts, inputs, vm)) return kExitUsage;
   if (vm.count("help")) {
@@ -95,6 +98,7 @@ int run_analyze(const std::vector<std::string>& args) {
   int status = kExitOk;
   std::unique_ptr<DebuginfodClient> server;
   if (!debuginfod.apply(vmlinux, debug_options, server, "analyze")) return kExitUsage;
+  debug_options.cache = cache.options();
   DebugInfoCache debuginfo(vmlinux, debug_options);
   // Reports are analyzed and rendered as the parser completes them, then dropped: a log of
   // hundreds of MB holds tens of thousands of reports, and keeping them all until the end
@@ -172,6 +176,7 @@ int run_analyze(const std::vector<std::string>& args) {
   }
   std::fflush(stdout);
   for (const std::string& w : debuginfo.warnings()) std::cerr << "btaudit: warning: " << w << "\n";
+  for (KernelDebugInfo* info : debuginfo.opened()) finish_profile(*info, "analyze");
   if (debuginfo.failed()) status = kExitInputError;
   return status;
 }

@@ -22,6 +22,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/debuginfod_options.h"
+#include "cli/profile_cache_options.h"
 #include "cli/output_file.h"
 #include "model/bucket.h"
 #include "render/bucket_render.h"
@@ -180,6 +181,8 @@ int run_batch_command(const std::vector<std::string>& args) {
       "root of build-id and release-named debuginfo")("quiet,q", "no summary line");
   DebuginfodOptions debuginfod;
   debuginfod.add_to(opts, true);
+  ProfileCacheFlags cache;
+  cache.add_to(opts);
   po::options_description hidden;  // for tests: commit more often than a real run would
   hidden.add_options()("commit-every", po::value(&commit_every));
   po::variables_map vm;
@@ -213,6 +216,7 @@ int run_batch_command(const std::vector<std::string>& args) {
   if (commit_every == 0) commit_every = 1;
   std::unique_ptr<DebuginfodClient> server;
   if (!debuginfod.apply(vmlinux, debug_options, server, "batch")) return kExitUsage;
+  debug_options.cache = cache.options();
 
   std::optional<OutputFile> reports_out;
   std::unique_ptr<ReportStore> store;
@@ -347,6 +351,7 @@ int run_batch_command(const std::vector<std::string>& args) {
     std::cerr << "btaudit batch: " << counts.skipped_total - static_cast<std::uint64_t>(skip_lines)
               << " more inputs skipped" << (store ? " (all listed in the database's inputs table)" : "") << "\n";
   for (const std::string& w : debuginfo.warnings()) std::cerr << "btaudit batch: warning: " << w << "\n";
+  for (KernelDebugInfo* info : debuginfo.opened()) finish_profile(*info, "batch");
   if (!vm.count("quiet")) std::cerr << summary_line(counts, totals, buckets.size(), seconds) << "\n";
   if (debuginfo.failed()) return kExitInputError;
   if (totals.stopped) return kExitInterrupted;

@@ -11,6 +11,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/debuginfod_options.h"
+#include "cli/profile_cache_options.h"
 #include "dump_render/dump_render.h"
 #include "dump_render/dump_svg.h"
 #include "dump_render/irqstate_text.h"
@@ -71,6 +72,8 @@ int run_vmcore(const std::vector<std::string>& args) {
       "time for the call-site checks of all the dump's walks together");
   DebuginfodOptions debuginfod;
   debuginfod.add_to(opts, false);
+  ProfileCacheFlags cache;
+  cache.add_to(opts);
   po::variables_map vm;
   if (!parse_command_line("vmcore", args, opts, positional, vm)) return kExitUsage;
   if (vm.count("help")) {
@@ -131,7 +134,9 @@ int run_vmcore(const std::vector<std::string>& args) {
     options.checks.per_report = std::chrono::milliseconds(check_budget_ms);
     options.dump_budget = std::chrono::milliseconds(dump_budget_ms);
     options.words = action == "words";
+    options.cache = cache.options();
     const DumpAnalysis a = analyze_dump(*dump, dump->facts(), dump.get(), options);
+    finish_profile(*a.info, "vmcore");
     const ViewSelection view = select_view(a.model, cpu >= 0 ? std::optional<int>(cpu) : std::nullopt, pids);
     if (!view.missing_pids.empty()) {
       std::cerr << "btaudit: " << dump->path() << ": no task with PID " << view.missing_pids.front() << "\n";

@@ -1,5 +1,6 @@
 #include "debuginfo/debuginfod_client.h"
 
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <unistd.h>
 
@@ -47,27 +48,65 @@ std::string debuginfod_error_text(int rc, const std::string& urls) {
   }
 }
 
-void DebuginfodClient::ClientDeleter::operator()(debuginfod_client* c) const { debuginfod_end(c); }
+struct DebuginfodClient::Library {
+  void* handle = nullptr;
+  decltype(&debuginfod_begin) begin = nullptr;
+  decltype(&debuginfod_end) end = nullptr;
+  decltype(&debuginfod_set_user_data) set_user_data = nullptr;
+  decltype(&debuginfod_set_progressfn) set_progressfn = nullptr;
+  decltype(&debuginfod_find_debuginfo) find_debuginfo = nullptr;
+
+  Library() {
+    handle = ::dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_GLOBAL);
+    if (!handle) throw DebugInfoError(std::string("debuginfod: cannot load libdebuginfod.so.1: ") + ::dlerror());
+    bind(begin, "debuginfod_begin");
+    bind(end, "debuginfod_end");
+    bind(set_user_data, "debuginfod_set_user_data");
+    bind(set_progressfn, "debuginfod_set_progressfn");
+    bind(find_debuginfo, "debuginfod_find_debuginfo");
+  }
+  ~Library() { ::dlclose(handle); }
+  Library(const Library&) = delete;
+  Library& operator=(const Library&) = delete;
+
+  template <typename F>
+  void bind(F& f, const char* name) {
+    f = reinterpret_cast<F>(::dlsym(handle, name));
+    if (!f) {
+      ::dlclose(handle);
+      throw DebugInfoError(std::string("debuginfod: libdebuginfod.so.1 has no ") + name);
+    }
+  }
+};
+
+void DebuginfodClient::ClientDeleter::operator()(debuginfod_client* c) const {
+  if (end) end(c);
+}
 
 bool DebuginfodClient::configured_in_environment() { return !blank(environment_urls()); }
 
-DebuginfodClient::DebuginfodClient(const std::string& urls, bool progress) : progress_(progress) {
+DebuginfodClient::DebuginfodClient(const std::string& urls, bool progress)
+    : client_(nullptr, ClientDeleter{}), progress_(progress) {
   // libdebuginfod reads its servers from DEBUGINFOD_URLS at each query and has
   // no call to set them, so --debuginfod URL goes into this process's environment.
   if (!blank(urls)) ::setenv(DEBUGINFOD_URLS_ENV_VAR, urls.c_str(), 1);
   urls_ = environment_urls();
   if (blank(urls_))
     throw DebugInfoError("debuginfod: no server configured (set DEBUGINFOD_URLS or give --debuginfod URL)");
-  client_.reset(debuginfod_begin());
+  library_ = std::make_unique<Library>();
+  client_ = std::unique_ptr<debuginfod_client, ClientDeleter>(library_->begin(), ClientDeleter{library_->end});
   if (!client_) throw DebugInfoError("debuginfod: cannot start the client library");
-  debuginfod_set_user_data(client_.get(), this);
-  if (progress_) debuginfod_set_progressfn(client_.get(), &DebuginfodClient::on_progress);
+  library_->set_user_data(client_.get(), this);
+  if (progress_) library_->set_progressfn(client_.get(), &DebuginfodClient::on_progress);
 }
 
 DebuginfodClient::~DebuginfodClient() = default;
 
 int DebuginfodClient::on_progress(debuginfod_client* c, long done, long total) {
-  auto* self = static_cast<DebuginfodClient*>(debuginfod_get_user_data(c));
+  // The library was loaded RTLD_GLOBAL by the client this callback belongs to.
+  const auto get_user_data =
+      reinterpret_cast<decltype(&debuginfod_get_user_data)>(::dlsym(RTLD_DEFAULT, "debuginfod_get_user_data"));
+  auto* self = get_user_data ? static_cast<DebuginfodClient*>(get_user_data(c)) : nullptr;
   if (!self || done <= 0) return 0;  // 0: go on
   std::string line = "\rbtaudit: debuginfod: downloading " + self->downloading_ + ": " + megabytes(done);
   if (total > 0) line += " of " + megabytes(total);
@@ -89,7 +128,7 @@ std::string DebuginfodClient::debuginfo(std::string_view build_id, std::string_v
   progress_shown_ = false;
   char* path = nullptr;
   // build_id_len 0: the id is given as a lowercase hex string.
-  const int fd = debuginfod_find_debuginfo(client_.get(), reinterpret_cast<const unsigned char*>(id.c_str()), 0, &path);
+  const int fd = library_->find_debuginfo(client_.get(), reinterpret_cast<const unsigned char*>(id.c_str()), 0, &path);
   if (progress_shown_) std::fputs("\n", stderr);
   if (fd >= 0) ::close(fd);
   if (fd < 0 || !path) {

@@ -3,6 +3,9 @@
 // ($DEBUGINFOD_CACHE_PATH, else ~/.cache/debuginfod_client), so a second run
 // costs nothing, and every knob of the library (DEBUGINFOD_TIMEOUT,
 // DEBUGINFOD_MAXSIZE, DEBUGINFOD_RETRY_LIMIT, ...) works as for elfutils' tools.
+// The library is loaded (dlopen) when a client is made, as libdw itself loads
+// it: it brings about thirty libraries (curl, TLS, ...) whose start-up every run
+// would pay otherwise, debuginfod or not.
 #pragma once
 #include <map>
 #include <memory>
@@ -33,11 +36,14 @@ class DebuginfodClient final : public BuildIdSource {
   static bool configured_in_environment();
 
  private:
+  struct Library;  // the loaded libdebuginfod and the calls used from it
   struct ClientDeleter {
+    void (*end)(debuginfod_client*) = nullptr;
     void operator()(debuginfod_client* c) const;
   };
   static int on_progress(debuginfod_client* c, long done, long total);
 
+  std::unique_ptr<Library> library_;  // outlives client_
   std::unique_ptr<debuginfod_client, ClientDeleter> client_;
   std::string urls_;
   bool progress_ = false;

@@ -2,6 +2,8 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
@@ -28,11 +30,15 @@ struct DwflCallbacksHolder {
 
 void KernelDebugInfo::DwflDeleter::operator()(Dwfl* d) const { dwfl_end(d); }
 
-// name -> symbols of one module, built once from the ELF symbol table.
-// Names are views into the ELF string table, which lives as long as the Dwfl.
+// The symbols of one module, built once from the ELF symbol table: sorted by
+// name and, within a name, in symbol-table order (the order the profile keeps).
 struct KernelDebugInfo::SymbolTable {
-  std::unordered_multimap<std::string_view, Symbol> by_name;
+  std::vector<Symbol> by_name;
 };
+
+KernelDebugInfo::FileHandle::~FileHandle() {
+  if (fd >= 0) ::close(fd);
+}
 
 namespace {
 
@@ -91,40 +97,115 @@ std::unique_ptr<KernelDebugInfo> KernelDebugInfo::open(const std::string& vmlinu
   std::unique_ptr<KernelDebugInfo> info(new KernelDebugInfo());
   info->options_ = options;
   info->vmlinux_path_ = vmlinux;
-  info->callbacks_ = std::make_unique<DwflCallbacksHolder>();
-  auto& cb = *info->callbacks_;
-  cb.debuginfo_path = "-:.debug:" + options.debug_dir;
+  info->vmlinux_size_ = fs::file_size(vmlinux, ec);
+  if (options.cache.enabled) info->open_profile();
+  // Without a warm profile libdwfl opens now, so that an unusable file is named at once.
+  if (!info->warm()) info->ensure_dwfl();
+  if (options.shared_answers)
+    info->shared_ =
+        options.shared_answers->for_image(info->build_id_ ? "build-id " + *info->build_id_ : "path " + vmlinux);
+  return info;
+}
+
+void KernelDebugInfo::open_profile() {
+  const auto facts = elf_file_facts(vmlinux_path_);
+  std::string dir = options_.cache.dir.empty() ? default_profile_dir() : options_.cache.dir;
+  if (!facts || !facts->build_id || dir.empty()) return;  // no key (or nowhere to keep it): no profile
+  build_id_ = facts->build_id;
+  options_.cache.dir = dir;
+  const std::string path = profile_path(dir, *build_id_);
+  std::string problem;
+  auto loaded = load_profile_file(path, *build_id_, vmlinux_size_, problem);
+  if (loaded && !loaded->complete()) problem = "incomplete tables";
+  if (loaded && problem.empty()) {
+    vmlinux_file_.fd = ::open(vmlinux_path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (vmlinux_file_.fd >= 0) {
+      profile_ = std::move(loaded);
+      profile_warm_ = true;
+      kernel_start_ = profile_->kernel_start;
+      kernel_end_ = profile_->kernel_end;
+      profile_state_ = "warm " + path;
+      return;
+    }
+    problem = vmlinux_path_ + " cannot be opened";
+  }
+  profile_ = std::make_unique<KernelProfile>();
+  profile_->build_id = *build_id_;
+  profile_->vmlinux_size = vmlinux_size_;
+  profile_dirty_ = true;
+  profile_state_ = problem.empty() ? "cold " + path : "rebuilt " + path + ": " + problem;
+}
+
+void KernelDebugInfo::ensure_dwfl() {
+  if (dwfl_) return;
+  const std::string& vmlinux = vmlinux_path_;
+  callbacks_ = std::make_unique<DwflCallbacksHolder>();
+  auto& cb = *callbacks_;
+  cb.debuginfo_path = "-:.debug:" + options_.debug_dir;
   cb.debuginfo_path_ptr = cb.debuginfo_path.data();
   cb.callbacks.find_elf = dwfl_build_id_find_elf;
   cb.callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
   cb.callbacks.section_address = dwfl_offline_section_address;
   cb.callbacks.debuginfo_path = &cb.debuginfo_path_ptr;
-  info->dwfl_.reset(dwfl_begin(&cb.callbacks));
-  if (!info->dwfl_) throw DebugInfoError(vmlinux + ": cannot start libdwfl: " + dwfl_errmsg(-1));
-  dwfl_report_begin(info->dwfl_.get());
-  info->kernel_ = dwfl_report_offline(info->dwfl_.get(), "kernel", vmlinux.c_str(), -1);
-  if (!info->kernel_) throw DebugInfoError(vmlinux + ": not a usable ELF file: " + dwfl_errmsg(-1));
-  dwfl_report_end(info->dwfl_.get(), nullptr, nullptr);
+  dwfl_.reset(dwfl_begin(&cb.callbacks));
+  if (!dwfl_) throw DebugInfoError(vmlinux + ": cannot start libdwfl: " + dwfl_errmsg(-1));
+  dwfl_report_begin(dwfl_.get());
+  kernel_ = dwfl_report_offline(dwfl_.get(), "kernel", vmlinux.c_str(), -1);
+  if (!kernel_) throw DebugInfoError(vmlinux + ": not a usable ELF file: " + dwfl_errmsg(-1));
+  dwfl_report_end(dwfl_.get(), nullptr, nullptr);
   GElf_Addr bias = 0;
-  Elf* elf = dwfl_module_getelf(info->kernel_, &bias);
+  Elf* elf = dwfl_module_getelf(kernel_, &bias);
   GElf_Ehdr ehdr;
   if (!elf || !gelf_getehdr(elf, &ehdr) || ehdr.e_machine != EM_X86_64)
     throw DebugInfoError(vmlinux + ": not an x86-64 kernel image");
-  if (dwfl_module_getsymtab(info->kernel_) <= 0) throw DebugInfoError(vmlinux + ": has no symbol table");
+  if (dwfl_module_getsymtab(kernel_) <= 0) throw DebugInfoError(vmlinux + ": has no symbol table");
   const unsigned char* bits = nullptr;
   GElf_Addr vaddr = 0;
-  const int n = dwfl_module_build_id(info->kernel_, &bits, &vaddr);
-  if (n > 0) info->build_id_ = hex_bytes(bits, n);
-  if (options.shared_answers) {
-    Dwarf_Addr start = 0;
-    Dwarf_Addr end = 0;
-    dwfl_module_info(info->kernel_, nullptr, &start, &end, nullptr, nullptr, nullptr, nullptr);
-    info->kernel_start_ = start;
-    info->kernel_end_ = end;
-    info->shared_ =
-        options.shared_answers->for_image(info->build_id_ ? "build-id " + *info->build_id_ : "path " + vmlinux);
+  const int n = dwfl_module_build_id(kernel_, &bits, &vaddr);
+  if (n > 0) build_id_ = hex_bytes(bits, n);
+  Dwarf_Addr start = 0;
+  Dwarf_Addr end = 0;
+  dwfl_module_info(kernel_, nullptr, &start, &end, nullptr, nullptr, nullptr, nullptr);
+  kernel_start_ = start;
+  kernel_end_ = end;
+}
+
+std::string KernelDebugInfo::save_profile() {
+  if (!profile_) return {};
+  if (!warm()) {
+    // A cold session fills the tables every later session reads. Without DWARF there is
+    // no profile: its answers would depend on where DWARF was looked for, not on the file.
+    ensure_dwfl();
+    if (!kernel_dwarf()) return {};
+    KernelProfile& p = *profile_;
+    p.kernel_start = kernel_start_;
+    p.kernel_end = kernel_end_;
+    kernel_symbols_by_name();  // built: the swaps below lend both tables to the profile without a copy
+    kallsyms();
+    p.kallsyms_source = kallsyms_source_;
+    p.sections.clear();
+    GElf_Addr bias = 0;
+    Elf* elf = dwfl_module_getelf(kernel_, &bias);
+    for (Elf_Scn* scn = elf ? elf_nextscn(elf, nullptr) : nullptr; scn; scn = elf_nextscn(elf, scn)) {
+      GElf_Shdr sh;
+      if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC)) continue;
+      const bool bytes = sh.sh_type != SHT_NOBITS && !(sh.sh_flags & SHF_COMPRESSED);
+      p.sections.push_back({sh.sh_addr + bias, sh.sh_size, bytes ? sh.sh_offset : ProfileSection::kNoBytes});
+    }
   }
-  return info;
+  if (!profile_dirty_) return {};
+  std::vector<Symbol>* table = warm() ? nullptr : &symbols_of(kernel_, "").by_name;
+  if (table) {
+    std::swap(*table, profile_->symbols_by_name);
+    std::swap(kallsyms_, profile_->kallsyms);
+  }
+  std::string problem = save_profile_file(*profile_, options_.cache.dir, options_.cache.max_bytes);
+  if (table) {
+    std::swap(*table, profile_->symbols_by_name);
+    std::swap(kallsyms_, profile_->kallsyms);
+  }
+  if (problem.empty()) profile_dirty_ = false;
+  return problem;
 }
 
 KernelDebugInfo::~KernelDebugInfo() = default;
@@ -168,6 +249,7 @@ bool KernelDebugInfo::load_module(std::string_view module) {
     warnings_.push_back("no debuginfo for module " + std::string(module) + " (give --modules DIR)");
     return false;
   }
+  ensure_dwfl();  // only now: a module without a file needs no libdwfl session
   dwfl_report_begin_add(dwfl_.get());
   Dwfl_Module* mod = dwfl_report_offline(dwfl_.get(), std::string(module).c_str(), file->c_str(), -1);
   dwfl_report_end(dwfl_.get(), nullptr, nullptr);
@@ -225,27 +307,46 @@ KernelDebugInfo::SymbolTable& KernelDebugInfo::symbols_of(Dwfl_Module* mod, cons
     const int type = GELF_ST_TYPE(sym.st_info);
     if (type != STT_FUNC && type != STT_NOTYPE && type != STT_OBJECT) return;
     if (sym.st_shndx == SHN_UNDEF) return;
-    slot->by_name.emplace(std::string_view(name), Symbol{name, addr, sym.st_size, module});
+    slot->by_name.push_back(Symbol{name, addr, sym.st_size, module});
   });
+  std::stable_sort(slot->by_name.begin(), slot->by_name.end(),
+                   [](const Symbol& a, const Symbol& b) { return a.name < b.name; });
   return *slot;
+}
+
+const std::vector<Symbol>& KernelDebugInfo::kernel_symbols_by_name() {
+  ensure_dwfl();
+  return symbols_of(kernel_, "").by_name;
 }
 
 std::optional<Symbol> KernelDebugInfo::function(std::string_view name, std::string_view module,
                                                 std::optional<std::uint64_t> size_hint) {
   if (!module.empty() && !load_module(module)) return std::nullopt;
-  Dwfl_Module* mod = module_for(module);
-  if (!mod) return std::nullopt;
-  auto& table = symbols_of(mod, std::string(module));
-  auto [first, last] = table.by_name.equal_range(name);
+  const std::vector<Symbol>* table = nullptr;
+  std::vector<Symbol> stored;  // a warm profile's symbols of this name
+  if (module.empty() && warm()) {
+    stored = profile_->symbols_named(name);
+    table = &stored;
+  } else if (module.empty()) {
+    table = &kernel_symbols_by_name();
+  } else {
+    Dwfl_Module* mod = module_for(module);
+    if (!mod) return std::nullopt;
+    table = &symbols_of(mod, std::string(module)).by_name;
+  }
+  struct ByName {
+    bool operator()(const Symbol& a, std::string_view b) const { return a.name < b; }
+    bool operator()(std::string_view a, const Symbol& b) const { return a < b.name; }
+  };
+  const auto [first, last] = std::equal_range(table->begin(), table->end(), name, ByName{});
   std::optional<Symbol> best;
   if (size_hint && module.empty()) {
     // vmlinux: the static whose kallsyms size is the printed one, exactly.
     for (auto it = first; it != last; ++it)
-      if (auto k = kallsyms_at(it->second.address); k && k->address == it->second.address && k->size == *size_hint)
-        return it->second;
+      if (auto k = kallsyms_at(it->address); k && k->address == it->address && k->size == *size_hint) return *it;
   }
   for (auto it = first; it != last; ++it) {
-    const Symbol& s = it->second;
+    const Symbol& s = *it;
     // kallsyms prints the distance to the next symbol, which includes alignment padding.
     if (size_hint && s.size <= *size_hint && *size_hint - s.size < 64) return s;
     // Prefer sized (function) symbols over zero-size aliases.
@@ -255,6 +356,23 @@ std::optional<Symbol> KernelDebugInfo::function(std::string_view name, std::stri
 }
 
 std::optional<Symbol> KernelDebugInfo::symbol_at(std::uint64_t address) {
+  if (profile_ && in_vmlinux(address)) {
+    auto& answers = profile_->symbol_answers;
+    if (auto it = answers.find(address); it != answers.end()) return it->second;
+    std::optional<Symbol> s;
+    if (auto known = shared_answer(address) ? shared_->symbol(address) : std::nullopt) {
+      s = *known;
+    } else {
+      s = lookup_symbol(address);
+      if (shared_answer(address)) shared_->put_symbol(address, s);
+    }
+    if (answers.size() < kMaxCachedSymbols) {
+      answers.emplace(address, s);
+      profile_dirty_ = true;
+    }
+    return s;
+  }
+  if (warm() && modules_.empty()) return std::nullopt;  // outside vmlinux nothing is loaded
   if (shared_answer(address)) {
     if (auto known = shared_->symbol(address)) return *known;
     std::optional<Symbol> s = lookup_symbol(address);
@@ -267,6 +385,7 @@ std::optional<Symbol> KernelDebugInfo::symbol_at(std::uint64_t address) {
 }
 
 std::optional<Symbol> KernelDebugInfo::lookup_symbol(std::uint64_t address) {
+  ensure_dwfl();
   Dwfl_Module* mod = module_at(address);
   if (!mod) return std::nullopt;
   GElf_Off offset = 0;
@@ -343,6 +462,7 @@ ElfSymbolFacts facts_of(const char* name, const GElf_Sym& sym, GElf_Addr addr, G
 }  // namespace
 
 const KallsymsTable& KernelDebugInfo::kallsyms() {
+  if (warm()) return profile_->kallsyms_table();
   if (kallsyms_) return *kallsyms_;
   // The kernel's own table, when vmlinux has one: exactly what the kernel printed from.
   KernelKallsymsLayout layout;
@@ -369,6 +489,7 @@ const KallsymsTable& KernelDebugInfo::kallsyms() {
 }
 
 KallsymsTable KernelDebugInfo::elf_kallsyms(bool all_symbols) {
+  ensure_dwfl();
   std::vector<ElfSymbolFacts> symbols;
   for_each_symbol(kernel_, [&](const char* name, const GElf_Sym& sym, GElf_Addr addr, GElf_Word shndx, Elf* elf) {
     symbols.push_back(facts_of(name, sym, addr, shndx, elf));
@@ -377,13 +498,31 @@ KallsymsTable KernelDebugInfo::elf_kallsyms(bool all_symbols) {
 }
 
 const std::string& KernelDebugInfo::kallsyms_source() {
+  if (warm()) return profile_->kallsyms_source;
   kallsyms();
   return kallsyms_source_;
 }
 
 std::optional<Symbol> KernelDebugInfo::kallsyms_at(std::uint64_t address) { return kallsyms().lookup(address); }
 
+// With a warm profile, vmlinux's bytes come from its file through the section table
+// the profile keeps: the first allocated section holding the address, as libdwfl finds it.
+std::size_t KernelDebugInfo::read_file_code(std::uint64_t address, std::span<std::uint8_t> out) {
+  for (const ProfileSection& s : profile_->sections) {
+    if (address < s.address || address - s.address >= s.size) continue;
+    if (s.offset == ProfileSection::kNoBytes) return 0;  // .bss and the like: nothing in the file
+    const std::uint64_t rel = address - s.address;
+    const std::size_t n = std::min<std::uint64_t>(out.size(), s.size - rel);
+    const ssize_t got = ::pread(vmlinux_file_.fd, out.data(), n, static_cast<off_t>(s.offset + rel));
+    return got > 0 ? static_cast<std::size_t>(got) : 0;
+  }
+  return 0;
+}
+
 std::size_t KernelDebugInfo::read_code(std::uint64_t address, std::span<std::uint8_t> out) {
+  if (warm() && in_vmlinux(address)) return read_file_code(address, out);
+  if (warm() && modules_.empty()) return 0;
+  ensure_dwfl();
   Dwfl_Module* mod = module_at(address);
   if (!mod) return 0;
   Dwarf_Addr rel = address;
@@ -398,6 +537,7 @@ std::size_t KernelDebugInfo::read_code(std::uint64_t address, std::span<std::uin
 }
 
 std::optional<Symbol> KernelDebugInfo::relocation_target(std::uint64_t address) {
+  if (!dwfl_) return std::nullopt;  // no module loaded: nothing is relocatable
   Dwfl_Module* mod = module_at(address);
   if (!mod || mod == kernel_) return std::nullopt;
   Dwarf_Addr rel = address;
@@ -440,7 +580,24 @@ void KernelDebugInfo::describe_source(std::uint64_t address, FrameDebugInfo& out
     return KernelAnswers::Source{fresh.innermost_function, fresh.source, fresh.inlined};
   };
   std::optional<KernelAnswers::Source> shared;
-  if (shared_answer(address)) {
+  if (profile_ && in_vmlinux(address)) {
+    auto& answers = profile_->source_answers;
+    auto it = answers.find(address);
+    if (it == answers.end()) {
+      std::optional<KernelAnswers::Source> known = shared_answer(address) ? shared_->source(address) : std::nullopt;
+      if (!known) {
+        known = fresh_answer();
+        if (shared_answer(address)) shared_->put_source(address, *known);
+      }
+      if (answers.size() >= kMaxCachedSymbols) {
+        shared = std::move(known);
+      } else {
+        it = answers.emplace(address, std::move(*known)).first;
+        profile_dirty_ = true;
+      }
+    }
+    if (it != answers.end()) shared = it->second;
+  } else if (shared_answer(address)) {
     shared = shared_->source(address);
     if (!shared) {
       shared = fresh_answer();
@@ -462,6 +619,7 @@ void KernelDebugInfo::describe_source(std::uint64_t address, FrameDebugInfo& out
 }
 
 void KernelDebugInfo::lookup_source(std::uint64_t address, FrameDebugInfo& out) {
+  ensure_dwfl();
   Dwfl_Module* mod = module_at(address);
   if (!mod) return;
   Dwarf_Addr bias = 0;
@@ -546,6 +704,7 @@ void KernelDebugInfo::lookup_source(std::uint64_t address, FrameDebugInfo& out) 
 }
 
 Dwarf* KernelDebugInfo::kernel_dwarf() {
+  ensure_dwfl();
   Dwarf_Addr bias = 0;
   return dwfl_module_getdwarf(kernel_, &bias);
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "debuginfo/kernel_answers.h"
+#include "debuginfo/kernel_profile.h"
 #include "model/debug_info.h"
 #include "model/symbol.h"
 #include "provider/kallsyms.h"
@@ -36,6 +37,8 @@ struct DebugInfoOptions {
   BuildIdSource* server = nullptr;  // debuginfod, when enabled; not owned
   // Sessions of one run (batch workers) share their answers about vmlinux addresses here; not owned.
   KernelAnswerStore* shared_answers = nullptr;
+  // The per-build-id profile (debuginfo/kernel_profile.h): off unless a command turns it on.
+  ProfileCacheOptions cache;
 };
 
 // Decides which code addresses a module-relative symbol stands for; also the
@@ -86,8 +89,24 @@ class KernelDebugInfo {
   // File:line:column and inlined callers of a code address.
   void describe_source(std::uint64_t address, FrameDebugInfo& out);
 
+  // The profile this session answers vmlinux questions from and adds to (null with the cache off).
+  KernelProfile* profile() { return profile_.get(); }
+  void profile_changed() { profile_dirty_ = true; }
+  // How the profile began: "off", "warm <path>", "cold <path>" or "rebuilt <path>: <why the old one was not trusted>".
+  const std::string& profile_state() const { return profile_state_; }
+  // Writes what this session learned into the profile file when anything is new (a cold
+  // session writes the whole profile). Returns the problem, "" when written or not needed.
+  std::string save_profile();
+
  private:
   KernelDebugInfo() = default;
+  // libdwfl is opened on the first question the profile cannot answer (at once without a warm profile).
+  void ensure_dwfl();
+  void open_profile();
+  bool warm() const { return profile_warm_; }
+  bool in_vmlinux(std::uint64_t address) const { return address >= kernel_start_ && address < kernel_end_; }
+  std::size_t read_file_code(std::uint64_t address, std::span<std::uint8_t> out);
+  const std::vector<Symbol>& kernel_symbols_by_name();
   struct SymbolTable;
   SymbolTable& symbols_of(Dwfl_Module* mod, const std::string& module);
   std::optional<Symbol> lookup_symbol(std::uint64_t address);
@@ -125,9 +144,21 @@ class KernelDebugInfo {
   std::shared_ptr<KernelAnswers> shared_;
   std::uint64_t kernel_start_ = 0;
   std::uint64_t kernel_end_ = 0;
-  bool shared_answer(std::uint64_t address) const {
-    return shared_ && address >= kernel_start_ && address < kernel_end_;
-  }
+  bool shared_answer(std::uint64_t address) const { return shared_ && in_vmlinux(address); }
+  std::unique_ptr<KernelProfile> profile_;
+  bool profile_warm_ = false;   // loaded whole from disk: libdwfl is not needed for what it holds
+  bool profile_dirty_ = false;  // holds answers the file does not
+  std::string profile_state_ = "off";
+  std::uint64_t vmlinux_size_ = 0;
+  // read_code's file with a warm profile (closed with the session).
+  struct FileHandle {
+    int fd = -1;
+    FileHandle() = default;
+    FileHandle(const FileHandle&) = delete;
+    FileHandle& operator=(const FileHandle&) = delete;
+    ~FileHandle();
+  };
+  FileHandle vmlinux_file_;
   std::optional<KallsymsTable> kallsyms_;  // built on first use
   std::string kallsyms_source_;
 };

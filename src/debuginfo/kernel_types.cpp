@@ -116,14 +116,41 @@ const KernelTypes::Found* KernelTypes::find(int tag_kind, const std::string& nam
   return nullptr;
 }
 
+// With a profile, each answer is looked up there first and kept there after (kernel_profile.h).
+template <typename Map, typename Compute>
+auto KernelTypes::remembered(Map KernelProfile::*answers, const std::string& key, Compute compute) ->
+    typename Map::mapped_type {
+  KernelProfile* profile = info_.profile();
+  if (!profile) return compute();
+  Map& m = profile->*answers;
+  if (auto it = m.find(key); it != m.end()) return it->second;
+  auto value = compute();
+  m.emplace(key, value);
+  info_.profile_changed();
+  return value;
+}
+
 std::optional<std::uint64_t> KernelTypes::type_size(const std::string& name) {
+  return remembered(&KernelProfile::type_sizes, name, [&] { return dwarf_type_size(name); });
+}
+
+std::optional<MemberInfo> KernelTypes::member(const std::string& type, const std::string& member_path) {
+  return remembered(&KernelProfile::members, type + '\0' + member_path,
+                    [&] { return dwarf_member(type, member_path); });
+}
+
+std::optional<std::uint64_t> KernelTypes::variable_size(const std::string& name) {
+  return remembered(&KernelProfile::variable_sizes, name, [&] { return dwarf_variable_size(name); });
+}
+
+std::optional<std::uint64_t> KernelTypes::dwarf_type_size(const std::string& name) {
   const Found* f = find(0, name);
   if (!f) return std::nullopt;
   Dwarf_Die die = f->die;
   return size_of_type(die);
 }
 
-std::optional<MemberInfo> KernelTypes::member(const std::string& type, const std::string& member_path) {
+std::optional<MemberInfo> KernelTypes::dwarf_member(const std::string& type, const std::string& member_path) {
   const Found* f = find(0, type);
   if (!f) return std::nullopt;
   Dwarf_Die current = f->die;
@@ -150,7 +177,7 @@ std::optional<MemberInfo> KernelTypes::member(const std::string& type, const std
   return std::nullopt;
 }
 
-std::optional<std::uint64_t> KernelTypes::variable_size(const std::string& name) {
+std::optional<std::uint64_t> KernelTypes::dwarf_variable_size(const std::string& name) {
   const Found* f = find(1, name);
   if (!f) return std::nullopt;
   Dwarf_Die die = f->die;

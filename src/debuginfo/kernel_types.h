@@ -32,6 +32,11 @@ class KernelTypes final : public TypeProvider {
  private:
   struct Found;
   const Found* find(int tag_kind, const std::string& name);
+  std::optional<std::uint64_t> dwarf_type_size(const std::string& name);
+  std::optional<MemberInfo> dwarf_member(const std::string& type, const std::string& member_path);
+  std::optional<std::uint64_t> dwarf_variable_size(const std::string& name);
+  template <typename Map, typename Compute>
+  typename Map::mapped_type remembered(Map KernelProfile::*answers, const std::string& key, Compute compute);
   KernelDebugInfo& info_;
   std::map<std::string, std::unique_ptr<Found>> cache_;
 };

@@ -96,6 +96,8 @@ std::optional<KallsymsTable> read_kernel_kallsyms(MemorySource& m, const KernelK
   std::vector<KallsymsEntry> entries;
   entries.reserve(n);
   NamesReader names(m, l.names);
+  std::string expanded;  // one buffer for every name: an allocation a symbol is what this costs
+  expanded.reserve(512);
   for (std::uint32_t i = 0; i < n; ++i) {
     auto len_byte = names.next();
     if (!len_byte) {
@@ -111,7 +113,7 @@ std::optional<KallsymsTable> read_kernel_kallsyms(MemorySource& m, const KernelK
       }
       len = (len & 0x7f) | (std::size_t{*hi} << 7);
     }
-    std::string expanded;
+    expanded.clear();
     for (std::size_t k = 0; k < len; ++k) {
       auto t = names.next();
       if (!t) {
@@ -127,7 +129,7 @@ std::optional<KallsymsTable> read_kernel_kallsyms(MemorySource& m, const KernelK
     KallsymsEntry e;
     e.address = address[i];
     e.type = absolute[i] ? 'A' : expanded[0];
-    e.name = expanded.substr(1);
+    e.name.assign(expanded, 1);
     if (!entries.empty() && !absolute[i] && !absolute[i - 1] && e.address < entries.back().address) {
       problem = "kallsyms addresses are not sorted: not a kallsyms table";
       return std::nullopt;

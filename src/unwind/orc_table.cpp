@@ -1,6 +1,7 @@
 #include "unwind/orc_table.h"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 namespace btaudit {
@@ -90,21 +91,30 @@ bool OrcTable::add(MemorySource& m, std::uint64_t ip_table, std::uint64_t entrie
   Part p;
   p.begin = begin;
   p.end = end;
-  std::vector<std::pair<std::uint64_t, std::size_t>> order;
-  order.reserve(count);
+  p.version = version;
+  p.ips.resize(count);
+  bool sorted = true;
   for (std::uint64_t i = 0; i < count; ++i) {
     std::int32_t rel = 0;
     std::memcpy(&rel, ipb.data() + i * 4, 4);
-    order.emplace_back(ip_table + i * 4 + static_cast<std::uint64_t>(static_cast<std::int64_t>(rel)), i);
+    p.ips[i] = ip_table + i * 4 + static_cast<std::uint64_t>(static_cast<std::int64_t>(rel));
+    sorted = sorted && (i == 0 || p.ips[i - 1] <= p.ips[i]);
   }
-  // The kernel sorts at boot or load; a stable sort keeps its order among equal ips
-  // (a real entry after a terminator at the same ip).
-  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  p.ips.reserve(count);
-  p.entries.reserve(count);
-  for (const auto& [ip, i] : order) {
-    p.ips.push_back(ip);
-    p.entries.push_back(decode_orc_entry(eb.data() + i * 6, version));
+  if (sorted) {
+    p.entries = std::move(eb);  // sorted at build time (scripts/sorttable, 5.5+) or already at boot
+  } else {
+    // The kernel sorts at boot or load; a stable sort keeps its order among equal ips
+    // (a real entry after a terminator at the same ip).
+    std::vector<std::uint32_t> order(count);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return p.ips[a] < p.ips[b]; });
+    std::vector<std::uint64_t> ips(count);
+    p.entries.resize(count * 6);
+    for (std::uint64_t k = 0; k < count; ++k) {
+      ips[k] = p.ips[order[k]];
+      std::memcpy(p.entries.data() + k * 6, eb.data() + std::size_t{order[k]} * 6, 6);
+    }
+    p.ips = std::move(ips);
   }
   // Narrow ranges first, so a module's range wins over vmlinux's catch-all.
   auto pos =
@@ -125,7 +135,7 @@ std::optional<OrcEntry> OrcTable::find(std::uint64_t ip) const {
     // The rightmost entry at or below ip.
     auto it = std::upper_bound(p.ips.begin(), p.ips.end(), ip);
     if (it == p.ips.begin()) return std::nullopt;
-    return p.entries[static_cast<std::size_t>(it - p.ips.begin()) - 1];
+    return decode_orc_entry(p.entries.data() + (static_cast<std::size_t>(it - p.ips.begin()) - 1) * 6, p.version);
   }
   return std::nullopt;
 }

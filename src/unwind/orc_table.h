@@ -41,10 +41,13 @@ class OrcTable {
   std::size_t size() const;
 
  private:
+  // Entries stay in their 6-byte form and are decoded when found: a table has
+  // hundreds of thousands, a walk asks about tens.
   struct Part {
     std::uint64_t begin = 0, end = 0;
+    int version = 1;
     std::vector<std::uint64_t> ips;
-    std::vector<OrcEntry> entries;
+    std::vector<std::uint8_t> entries;  // 6 bytes each, in the order of ips
   };
   std::vector<Part> parts_;  // modules first matched by range, vmlinux (the whole space) last
 };

@@ -1,0 +1,553 @@
+#include "debuginfo/kernel_profile.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+namespace btaudit {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kMagic = "BTAUDPRF";
+constexpr std::uint64_t kMaxProfileBytes = std::uint64_t{1} << 30;  // a larger file is not one of ours
+constexpr std::uint32_t kMaxCount = 1u << 24;                      // any one table's rows
+constexpr std::uint32_t kMaxString = 1u << 16;                     // any one name or path
+constexpr std::uint32_t kMaxInlined = 256;                         // as lookup_source's scope limit
+
+std::uint32_t crc_of(std::string_view bytes) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  // zlib takes uInt lengths: feed it in pieces.
+  for (std::size_t at = 0; at < bytes.size();) {
+    const std::size_t n = std::min<std::size_t>(bytes.size() - at, std::size_t{1} << 30);
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(bytes.data() + at), static_cast<uInt>(n));
+    at += n;
+  }
+  return static_cast<std::uint32_t>(crc);
+}
+
+class Writer {
+ public:
+  template <typename T>
+  void put(T v) {
+    char b[sizeof(T)];
+    std::memcpy(b, &v, sizeof(T));  // little-endian: the profile is read back on the machine that wrote it
+    out_.append(b, sizeof(T));
+  }
+  void str(std::string_view s) {
+    put<std::uint32_t>(static_cast<std::uint32_t>(s.size()));
+    out_.append(s);
+  }
+  void symbol(const Symbol& s) {
+    str(s.name);
+    put(s.address);
+    put(s.size);
+    str(s.module);
+  }
+  void location(const SourceLocation& l) {
+    str(l.file);
+    put<std::int32_t>(l.line);
+    put<std::int32_t>(l.column);
+  }
+  void count(std::size_t n) { put<std::uint32_t>(static_cast<std::uint32_t>(n)); }
+  std::string& bytes() { return out_; }
+  // A u64 length to be filled in by end_block once what it measures is written.
+  std::size_t begin_block() {
+    put<std::uint64_t>(0);
+    return out_.size();
+  }
+  void end_block(std::size_t start) {
+    const std::uint64_t n = out_.size() - start;
+    std::memcpy(out_.data() + start - 8, &n, 8);
+  }
+
+ private:
+  std::string out_;
+};
+
+// Every read is checked against what is left; the first failure sticks.
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : in_(in) {}
+  template <typename T>
+  T get() {
+    T v{};
+    if (failed_ || in_.size() - at_ < sizeof(T)) {
+      failed_ = true;
+      return v;
+    }
+    std::memcpy(&v, in_.data() + at_, sizeof(T));
+    at_ += sizeof(T);
+    return v;
+  }
+  std::string str() {
+    const auto n = get<std::uint32_t>();
+    if (failed_ || n > kMaxString || in_.size() - at_ < n) {
+      failed_ = true;
+      return {};
+    }
+    std::string s(in_.substr(at_, n));
+    at_ += n;
+    return s;
+  }
+  std::uint32_t count(std::uint32_t limit = kMaxCount) {
+    const auto n = get<std::uint32_t>();
+    if (n > limit) failed_ = true;
+    return failed_ ? 0 : n;
+  }
+  bool flag() { return get<std::uint8_t>() != 0; }
+  // The next `n` bytes as they are.
+  std::string_view view(std::uint64_t n) {
+    if (failed_ || in_.size() - at_ < n) {
+      failed_ = true;
+      return {};
+    }
+    std::string_view v = in_.substr(at_, n);
+    at_ += n;
+    return v;
+  }
+  void skip_str() {
+    const auto n = get<std::uint32_t>();
+    if (failed_ || n > kMaxString) failed_ = true;
+    view(n);
+  }
+  Symbol symbol() {
+    Symbol s;
+    s.name = str();
+    s.address = get<std::uint64_t>();
+    s.size = get<std::uint64_t>();
+    s.module = str();
+    return s;
+  }
+  SourceLocation location() {
+    SourceLocation l;
+    l.file = str();
+    l.line = get<std::int32_t>();
+    l.column = get<std::int32_t>();
+    return l;
+  }
+  bool failed() const { return failed_; }
+  bool at_end() const { return at_ == in_.size(); }
+
+ private:
+  std::string_view in_;
+  std::size_t at_ = 0;
+  bool failed_ = false;
+};
+
+template <typename T, typename PutValue>
+void put_answers(Writer& w, const std::map<std::string, std::optional<T>, std::less<>>& m, PutValue put_value) {
+  w.count(m.size());
+  for (const auto& [key, value] : m) {
+    w.str(key);
+    w.put<std::uint8_t>(value.has_value());
+    if (value) put_value(*value);
+  }
+}
+
+template <typename T, typename GetValue>
+void get_answers(Reader& r, std::map<std::string, std::optional<T>, std::less<>>& m, GetValue get_value) {
+  for (std::uint32_t n = r.count(); n > 0 && !r.failed(); --n) {
+    std::string key = r.str();
+    std::optional<T> value;
+    if (r.flag()) value = get_value();
+    m.emplace(std::move(key), std::move(value));
+  }
+}
+
+constexpr std::size_t kSymbolRecord = 24;  // u32 name offset, u32 name length, u64 address, u64 size
+
+void put_stored_symbols(Writer& w, const std::vector<Symbol>& symbols) {
+  w.put<std::uint64_t>(symbols.size());
+  std::uint64_t names = 0;
+  for (const Symbol& s : symbols) {
+    w.put<std::uint32_t>(static_cast<std::uint32_t>(names));
+    w.put<std::uint32_t>(static_cast<std::uint32_t>(s.name.size()));
+    w.put(s.address);
+    w.put(s.size);
+    names += s.name.size();
+  }
+  for (const Symbol& s : symbols) w.bytes() += s.name;
+}
+
+void put_stored_kallsyms(Writer& w, const KallsymsTable& t, const std::string& source) {
+  w.put<std::uint8_t>(t.all_symbols());
+  w.str(source);
+  w.count(t.entries().size());
+  for (const KallsymsEntry& e : t.entries()) {
+    w.put(e.address);
+    w.put(e.type);
+    w.str(e.name);
+  }
+}
+
+// Walks stored kallsyms, making the table only when `out` is given (a check otherwise).
+bool read_stored_kallsyms(std::string_view stored, std::string* source, std::optional<KallsymsTable>* out) {
+  Reader r(stored);
+  const bool all = r.flag();
+  if (source) {
+    *source = r.str();
+  } else {
+    r.skip_str();
+  }
+  const std::uint32_t count = r.count();
+  std::vector<KallsymsEntry> entries;
+  if (out) entries.reserve(count);
+  for (std::uint32_t n = count; n > 0 && !r.failed(); --n) {
+    const auto address = r.get<std::uint64_t>();
+    const auto type = r.get<char>();
+    if (!out) {
+      r.skip_str();
+      continue;
+    }
+    entries.push_back({address, type, r.str()});
+  }
+  if (r.failed() || !r.at_end()) return false;
+  if (out) *out = KallsymsTable::from_kernel(std::move(entries), all);
+  return true;
+}
+
+// Every record's name lies inside the names that follow the records.
+bool check_stored_symbols(std::string_view stored) {
+  Reader r(stored);
+  const auto count = r.get<std::uint64_t>();
+  if (r.failed() || count > kMaxCount || (stored.size() - 8) / kSymbolRecord < count) return false;
+  const std::uint64_t names = stored.size() - 8 - count * kSymbolRecord;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const auto off = r.get<std::uint32_t>();
+    const auto len = r.get<std::uint32_t>();
+    r.view(16);
+    if (r.failed() || off > names || len > names - off) return false;
+  }
+  return true;
+}
+
+void put_payload(Writer& w, const KernelProfile& p) {
+  w.put(p.vmlinux_size);
+  w.put(p.kernel_start);
+  w.put(p.kernel_end);
+  w.count(p.sections.size());
+  for (const ProfileSection& s : p.sections) {
+    w.put(s.address);
+    w.put(s.size);
+    w.put(s.offset);
+  }
+  // A loaded profile writes its stored tables back as they are.
+  std::size_t block = w.begin_block();
+  if (p.symbols_by_name.empty()) {
+    w.bytes() += p.stored_symbols;
+  } else {
+    put_stored_symbols(w, p.symbols_by_name);
+  }
+  w.end_block(block);
+  block = w.begin_block();
+  if (p.kallsyms) {
+    put_stored_kallsyms(w, *p.kallsyms, p.kallsyms_source);
+  } else {
+    w.bytes() += p.stored_kallsyms;
+  }
+  w.end_block(block);
+  w.count(p.symbol_answers.size());
+  for (const auto& [address, s] : p.symbol_answers) {
+    w.put(address);
+    w.put<std::uint8_t>(s.has_value());
+    if (s) w.symbol(*s);
+  }
+  w.count(p.source_answers.size());
+  for (const auto& [address, a] : p.source_answers) {
+    w.put(address);
+    w.put<std::uint8_t>(a.innermost_function.has_value());
+    if (a.innermost_function) w.str(*a.innermost_function);
+    w.put<std::uint8_t>(a.source.has_value());
+    if (a.source) w.location(*a.source);
+    w.count(a.inlined.size());
+    for (const InlinedCall& c : a.inlined) {
+      w.str(c.function);
+      w.location(c.call);
+    }
+  }
+  const auto put_u64 = [&](std::uint64_t v) { w.put(v); };
+  put_answers(w, p.type_sizes, put_u64);
+  put_answers(w, p.members, [&](const MemberInfo& m) {
+    w.put(m.offset);
+    w.put(m.size);
+  });
+  put_answers(w, p.variable_sizes, put_u64);
+}
+
+bool get_payload(Reader& r, KernelProfile& p) {
+  p.vmlinux_size = r.get<std::uint64_t>();
+  p.kernel_start = r.get<std::uint64_t>();
+  p.kernel_end = r.get<std::uint64_t>();
+  for (std::uint32_t n = r.count(); n > 0 && !r.failed(); --n) {
+    ProfileSection s;
+    s.address = r.get<std::uint64_t>();
+    s.size = r.get<std::uint64_t>();
+    s.offset = r.get<std::uint64_t>();
+    p.sections.push_back(s);
+  }
+  p.stored_symbols = r.view(r.get<std::uint64_t>());
+  p.stored_kallsyms = r.view(r.get<std::uint64_t>());
+  if (r.failed() || !check_stored_symbols(p.stored_symbols) ||
+      !read_stored_kallsyms(p.stored_kallsyms, &p.kallsyms_source, nullptr))
+    return false;
+  for (std::uint32_t n = r.count(); n > 0 && !r.failed(); --n) {
+    const auto address = r.get<std::uint64_t>();
+    std::optional<Symbol> s;
+    if (r.flag()) s = r.symbol();
+    p.symbol_answers.emplace(address, std::move(s));
+  }
+  for (std::uint32_t n = r.count(); n > 0 && !r.failed(); --n) {
+    const auto address = r.get<std::uint64_t>();
+    KernelAnswers::Source a;
+    if (r.flag()) a.innermost_function = r.str();
+    if (r.flag()) a.source = r.location();
+    for (std::uint32_t k = r.count(kMaxInlined); k > 0 && !r.failed(); --k) {
+      InlinedCall c;
+      c.function = r.str();
+      c.call = r.location();
+      a.inlined.push_back(std::move(c));
+    }
+    p.source_answers.emplace(address, std::move(a));
+  }
+  const auto get_u64 = [&] { return r.get<std::uint64_t>(); };
+  get_answers(r, p.type_sizes, get_u64);
+  get_answers(r, p.members, [&] {
+    MemberInfo m;
+    m.offset = r.get<std::uint64_t>();
+    m.size = r.get<std::uint64_t>();
+    return m;
+  });
+  get_answers(r, p.variable_sizes, get_u64);
+  return !r.failed() && r.at_end();
+}
+
+}  // namespace
+
+std::string default_profile_dir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/') return std::string(xdg) + "/btaudit";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/btaudit";
+  return {};
+}
+
+std::string profile_path(const std::string& dir, const std::string& build_id) { return dir + "/" + build_id; }
+
+namespace {
+
+struct SerializedProfile {
+  std::string header;
+  std::string payload;
+};
+
+SerializedProfile serialize_parts(const KernelProfile& p) {
+  Writer payload;
+  std::size_t estimate = std::size_t{1} << 16;  // room for the whole payload at once: no regrowth copies
+  for (const Symbol& s : p.symbols_by_name) estimate += 28 + s.name.size();
+  if (p.kallsyms)
+    for (const KallsymsEntry& e : p.kallsyms->entries()) estimate += 13 + e.name.size();
+  estimate += p.stored_symbols.size() + p.stored_kallsyms.size() + p.source_answers.size() * 256;
+  payload.bytes().reserve(estimate);
+  put_payload(payload, p);
+  Writer w;
+  w.bytes().append(kMagic);
+  w.put(KernelProfile::kFormatVersion);
+  w.put<std::uint64_t>(payload.bytes().size());
+  w.put(crc_of(payload.bytes()));
+  w.str(p.build_id);
+  return {std::move(w.bytes()), std::move(payload.bytes())};
+}
+
+}  // namespace
+
+std::string serialize_profile(const KernelProfile& p) {
+  SerializedProfile parts = serialize_parts(p);
+  return parts.header + parts.payload;
+}
+
+std::unique_ptr<KernelProfile> parse_profile(std::string_view bytes, std::shared_ptr<const void> owner,
+                                             std::string_view build_id, std::string& problem) {
+  if (!bytes.starts_with(kMagic)) {
+    problem = "not a btaudit profile (no BTAUDPRF magic)";
+    return nullptr;
+  }
+  Reader head(bytes.substr(kMagic.size()));
+  const auto version = head.get<std::uint32_t>();
+  const auto size = head.get<std::uint64_t>();
+  const auto crc = head.get<std::uint32_t>();
+  const std::string id = head.str();
+  if (head.failed()) {
+    problem = "truncated header";
+    return nullptr;
+  }
+  if (version != KernelProfile::kFormatVersion) {
+    problem = "format version " + std::to_string(version) + ", this btaudit writes " +
+              std::to_string(KernelProfile::kFormatVersion);
+    return nullptr;
+  }
+  if (id != build_id) {
+    problem = "made for build id " + id.substr(0, 64) + ", not " + std::string(build_id);
+    return nullptr;
+  }
+  const std::size_t header = kMagic.size() + 4 + 8 + 4 + 4 + id.size();
+  if (bytes.size() - header != size) {
+    problem = "payload of " + std::to_string(bytes.size() - header) + " bytes where the header says " +
+              std::to_string(size) + " (truncated or extended)";
+    return nullptr;
+  }
+  const std::string_view payload = bytes.substr(header);
+  if (crc_of(payload) != crc) {
+    problem = "checksum mismatch (the file was damaged)";
+    return nullptr;
+  }
+  auto p = std::make_unique<KernelProfile>();
+  p->build_id = id;
+  p->file_bytes = std::move(owner);
+  Reader r(payload);
+  if (!get_payload(r, *p)) {
+    problem = "payload does not decode";
+    return nullptr;
+  }
+  return p;
+}
+
+std::size_t KernelProfile::symbol_count() const {
+  if (!symbols_by_name.empty()) return symbols_by_name.size();
+  std::uint64_t n = 0;
+  if (stored_symbols.size() >= 8) std::memcpy(&n, stored_symbols.data(), 8);
+  return n;
+}
+
+std::vector<Symbol> KernelProfile::symbols_named(std::string_view name) const {
+  std::vector<Symbol> out;
+  if (!symbols_by_name.empty()) {
+    for (const Symbol& s : symbols_by_name)
+      if (s.name == name) out.push_back(s);
+    return out;
+  }
+  // Records checked at load (check_stored_symbols): every name is in bounds.
+  const std::size_t count = symbol_count();
+  const std::string_view names = stored_symbols.substr(8 + count * kSymbolRecord);
+  const auto record = [&](std::size_t i) { return stored_symbols.data() + 8 + i * kSymbolRecord; };
+  const auto name_of = [&](std::size_t i) {
+    std::uint32_t off = 0;
+    std::uint32_t len = 0;
+    std::memcpy(&off, record(i), 4);
+    std::memcpy(&len, record(i) + 4, 4);
+    return names.substr(off, len);
+  };
+  std::size_t lo = 0;
+  std::size_t hi = count;
+  while (lo < hi) {  // the first record whose name is not below `name`
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (name_of(mid) < name) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  for (std::size_t i = lo; i < count && name_of(i) == name; ++i) {
+    Symbol s;
+    s.name = std::string(name);
+    std::memcpy(&s.address, record(i) + 8, 8);
+    std::memcpy(&s.size, record(i) + 16, 8);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+const KallsymsTable& KernelProfile::kallsyms_table() {
+  if (!kallsyms && !read_stored_kallsyms(stored_kallsyms, nullptr, &kallsyms)) kallsyms.emplace();
+  return *kallsyms;
+}
+
+std::unique_ptr<KernelProfile> load_profile_file(const std::string& path, std::string_view build_id,
+                                               std::uint64_t vmlinux_size, std::string& problem) {
+  problem.clear();
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (ec) return nullptr;  // no profile yet: not a problem
+  if (size > kMaxProfileBytes) {
+    problem = "larger than " + std::to_string(kMaxProfileBytes >> 20) + " MiB";
+    return nullptr;
+  }
+  if (size == 0) {
+    problem = "empty: not a btaudit profile (no BTAUDPRF magic)";
+    return nullptr;
+  }
+  // Mapped, not copied: a warm run touches each page once, for the checksum.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  void* map = fd < 0 || size == 0 ? MAP_FAILED : ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  if (fd >= 0) ::close(fd);
+  if (map == MAP_FAILED) {
+    problem = "cannot be read";
+    return nullptr;
+  }
+  std::shared_ptr<const void> owner(map, [size](const void* m) { ::munmap(const_cast<void*>(m), size); });
+  auto p = parse_profile(std::string_view(static_cast<const char*>(map), size), std::move(owner), build_id, problem);
+  if (p && p->vmlinux_size != vmlinux_size) {
+    problem = "made from a vmlinux of " + std::to_string(p->vmlinux_size) + " bytes, this one has " +
+              std::to_string(vmlinux_size);
+    return nullptr;
+  }
+  return p;
+}
+
+std::string save_profile_file(const KernelProfile& p, const std::string& dir, std::uint64_t max_bytes) {
+  const SerializedProfile parts = serialize_parts(p);  // written in two pieces: no 10 MB copy to join them
+  const std::size_t size = parts.header.size() + parts.payload.size();
+  if (size > max_bytes) return "profile of " + std::to_string(size) + " bytes exceeds the cache cap";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return dir + ": " + ec.message();
+  const std::string path = profile_path(dir, p.build_id);
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out.write(parts.header.data(), static_cast<std::streamsize>(parts.header.size())) ||
+        !out.write(parts.payload.data(), static_cast<std::streamsize>(parts.payload.size())) || !out.flush()) {
+      fs::remove(tmp, ec);
+      return tmp + ": cannot be written";
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    return path + ": " + ec.message();
+  }
+  // The cap: the oldest other profiles go first.
+  struct Entry {
+    fs::file_time_type time;
+    std::uint64_t size;
+    fs::path path;
+  };
+  std::vector<Entry> entries;
+  std::uint64_t total = 0;
+  std::size_t budget = 100000;  // a directory of junk cannot make this loop long
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end && budget > 0; it.increment(ec), --budget) {
+    const std::string name = it->path().filename().string();
+    const bool profile_name = !name.empty() && name.size() <= 128 &&
+                              name.find_first_not_of("0123456789abcdef") == std::string::npos;
+    if (!profile_name || !it->is_regular_file(ec)) continue;  // only profiles count, and only they are removed
+    const std::uint64_t size = it->file_size(ec);
+    if (ec) continue;
+    total += size;
+    if (it->path() != fs::path(path)) entries.push_back({it->last_write_time(ec), size, it->path()});
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.time < b.time; });
+  for (const Entry& e : entries) {
+    if (total <= max_bytes) break;
+    if (fs::remove(e.path, ec)) total -= e.size;
+  }
+  return {};
+}
+
+}  // namespace btaudit

@@ -1,0 +1,103 @@
+// A per-build-id kernel profile: what btaudit learned about one vmlinux, kept
+// on disk so that the next run on the same kernel does not open its DWARF.
+// It holds the bulk tables a run needs whatever it analyzes (vmlinux's ELF
+// symbols by name, its kallsyms as the kernel computes them, where its
+// allocated sections are in the file) and the answers earlier runs computed
+// (symbol and source of code addresses, struct sizes and member offsets).
+// A question the profile cannot answer opens libdwfl as before, and its
+// answer joins the profile when the run ends.
+//
+// File: $XDG_CACHE_HOME/btaudit/<build-id> (else ~/.cache/btaudit), one per kernel:
+//   "BTAUDPRF", format version (u32), payload size (u64), CRC-32 of the payload
+//   (zlib's), the build id (u32 length + bytes), then the payload (below).
+// A file whose magic, version, size, checksum, build id or vmlinux size does
+// not match is stale or corrupt: it is ignored and rewritten, never trusted.
+// Every length inside is bounds-checked: the file is input like any other.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "debuginfo/kernel_answers.h"
+#include "model/symbol.h"
+#include "provider/kallsyms.h"
+#include "provider/type_provider.h"
+
+namespace btaudit {
+
+// Where profiles live and how much room they may take.
+struct ProfileCacheOptions {
+  bool enabled = false;  // the library default; the commands turn it on unless --no-cache
+  std::string dir;       // empty: default_profile_dir()
+  std::uint64_t max_bytes = std::uint64_t{512} << 20;  // all profiles together; oldest go first
+};
+
+// $XDG_CACHE_HOME/btaudit, else $HOME/.cache/btaudit; empty when neither is set.
+std::string default_profile_dir();
+
+// An allocated section of vmlinux, in section-header order: read_code answers
+// from the file through the first one holding an address, as libdwfl does.
+struct ProfileSection {
+  static constexpr std::uint64_t kNoBytes = ~std::uint64_t{0};  // the offset of SHT_NOBITS
+  std::uint64_t address = 0;
+  std::uint64_t size = 0;
+  std::uint64_t offset = 0;
+};
+
+struct KernelProfile {
+  static constexpr std::uint32_t kFormatVersion = 1;
+
+  std::string build_id;
+  std::uint64_t vmlinux_size = 0;  // a file of the same build id but another size is not this kernel's
+  std::uint64_t kernel_start = 0, kernel_end = 0;  // vmlinux's address range as libdwfl reports it
+  std::vector<ProfileSection> sections;
+  // The two bulk tables, as a cold session fills them: vmlinux's defined function, object
+  // and untyped ELF symbols sorted by name and, within a name, in symbol-table order (what
+  // KernelDebugInfo::function searches); its kallsyms as the kernel computes them.
+  std::vector<Symbol> symbols_by_name;
+  std::optional<KallsymsTable> kallsyms;
+  std::string kallsyms_source;
+  // Answers: nullopt inside means "asked, and there is none".
+  std::map<std::uint64_t, std::optional<Symbol>> symbol_answers;
+  std::map<std::uint64_t, KernelAnswers::Source> source_answers;
+  std::map<std::string, std::optional<std::uint64_t>, std::less<>> type_sizes;      // "struct name"
+  std::map<std::string, std::optional<MemberInfo>, std::less<>> members;            // "type\0member.path"
+  std::map<std::string, std::optional<std::uint64_t>, std::less<>> variable_sizes;  // variable name
+
+  // A loaded profile reads its bulk tables from the file's bytes as they are asked for:
+  // a name is a binary search over fixed records, kallsyms is decoded on first use.
+  std::vector<Symbol> symbols_named(std::string_view name) const;
+  const KallsymsTable& kallsyms_table();
+  bool complete() const { return (kallsyms || !stored_kallsyms.empty()) && symbol_count() > 0; }
+  std::size_t symbol_count() const;
+
+  // The file's bytes and the stored forms of the bulk tables (set by parse_profile).
+  std::shared_ptr<const void> file_bytes;  // a mapping of the file, or a copy
+  std::string_view stored_symbols;   // u64 count, count x {u32 name offset, u32 length, u64 address, u64 size}, names
+  std::string_view stored_kallsyms;  // u8 all_symbols, source, u32 count, count x {u64 address, u8 type, name}
+};
+
+std::string serialize_profile(const KernelProfile& p);
+// nullptr and `problem` set when the bytes are not a whole, valid profile of `build_id`.
+// `owner` keeps `bytes` alive as long as the profile.
+std::unique_ptr<KernelProfile> parse_profile(std::string_view bytes, std::shared_ptr<const void> owner,
+                                             std::string_view build_id, std::string& problem);
+
+// The profile file of a build id in a cache directory.
+std::string profile_path(const std::string& dir, const std::string& build_id);
+
+// Reads a profile file. nullopt with an empty `problem` when there is none;
+// with `problem` set when there is one but it cannot be trusted.
+std::unique_ptr<KernelProfile> load_profile_file(const std::string& path, std::string_view build_id,
+                                               std::uint64_t vmlinux_size, std::string& problem);
+
+// Writes atomically (a temporary file renamed over the old one), then removes
+// the oldest other profiles until the directory holds at most max_bytes.
+// Returns the problem, or "" when written.
+std::string save_profile_file(const KernelProfile& p, const std::string& dir, std::uint64_t max_bytes);
+
+}  // namespace btaudit

@@ -1,0 +1,357 @@
+// The per-build-id kernel profile (debuginfo/kernel_profile.h): its file format
+// on generated contents, and whole KernelDebugInfo sessions on the kernel-like
+// image the suite builds (tests/fixtures/minikernel) with the real libdw: a
+// session without the cache, the cold one that writes the profile and the warm
+// one that reads it must answer every question alike, and a damaged or foreign
+// profile must be noticed, not trusted, and rewritten.
+#include <boost/test/unit_test.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "debuginfo/kernel_debuginfo.h"
+#include "debuginfo/kernel_profile.h"
+#include "debuginfo/kernel_types.h"
+
+namespace {
+
+using namespace btaudit;
+namespace fs = std::filesystem;
+
+// A fresh directory under the system's temporary folder, removed with the fixture.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::random_device rd;
+    path = fs::temp_directory_path() / ("btaudit-profile-test-" + std::to_string(rd()));
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_file(const fs::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// Generated contents: names of every length class (empty excepted), duplicates
+// in symbol-table order, answers with and without values.
+KernelProfile generated_profile(unsigned seed, const std::string& build_id) {
+  std::mt19937 rng(seed);
+  KernelProfile p;
+  p.build_id = build_id;
+  p.vmlinux_size = 1000 + seed;
+  p.kernel_start = 0xffffffff81000000;
+  p.kernel_end = 0xffffffff83000000;
+  p.sections = {{0xffffffff81000000, 0x1000, 0x200000}, {0xffffffff82000000, 0x40, 0x1200000}};
+  for (int i = 0; i < 300; ++i) {
+    std::string name = "f" + std::to_string(rng() % 97) + std::string(rng() % 40, 'x');
+    p.symbols_by_name.push_back({name, 0xffffffff81000000 + rng() % 0x100000, rng() % 512, ""});
+  }
+  std::stable_sort(p.symbols_by_name.begin(), p.symbols_by_name.end(),
+                   [](const Symbol& a, const Symbol& b) { return a.name < b.name; });
+  std::vector<KallsymsEntry> entries;
+  std::uint64_t at = 0xffffffff81000000;
+  entries.push_back({at, 'T', "_stext"});
+  for (int i = 0; i < 200; ++i) entries.push_back({at += 1 + rng() % 64, 't', "k" + std::to_string(i)});
+  entries.push_back({at + 16, 'T', "_etext"});
+  p.kallsyms = KallsymsTable::from_kernel(entries, false);
+  p.kallsyms_source = "generated";
+  p.symbol_answers[0xffffffff81000010] = Symbol{"a", 0xffffffff81000000, 32, ""};
+  p.symbol_answers[0xffffffff81000090] = std::nullopt;
+  KernelAnswers::Source s;
+  s.innermost_function = "inner";
+  s.source = SourceLocation{"/src/a.c", 12, 3};
+  s.inlined.push_back({"outer", SourceLocation{"/src/b.h", 7, 1}});
+  p.source_answers[0xffffffff81000010] = s;
+  p.source_answers[0xffffffff81000020] = KernelAnswers::Source{};
+  p.type_sizes["task_struct"] = 9024;
+  p.type_sizes["no_such"] = std::nullopt;
+  p.members[std::string("task_struct") + '\0' + "thread.sp"] = MemberInfo{5000, 8};
+  p.variable_sizes["pcpu_hot"] = 64;
+  return p;
+}
+
+std::unique_ptr<KernelProfile> parse(const std::string& bytes, const std::string& build_id, std::string& problem) {
+  auto owner = std::make_shared<std::string>(bytes);
+  return parse_profile(*owner, owner, build_id, problem);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(kernel_profile_format)
+
+BOOST_AUTO_TEST_CASE(a_written_profile_reads_back_with_every_table_and_answer) {
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    const KernelProfile p = generated_profile(seed, "0123abcd");
+    std::string problem;
+    auto q = parse(serialize_profile(p), "0123abcd", problem);
+    BOOST_REQUIRE_MESSAGE(q, problem);
+    BOOST_TEST(q->vmlinux_size == p.vmlinux_size);
+    BOOST_TEST(q->kernel_end == p.kernel_end);
+    BOOST_TEST(q->sections.size() == p.sections.size());
+    BOOST_TEST(q->symbol_count() == p.symbols_by_name.size());
+    // Every name, including absent ones, gives what a linear search of the written table gives.
+    for (int n = 0; n < 100; ++n) {
+      const std::string name = "f" + std::to_string(n);
+      for (std::size_t pad = 0; pad < 40; pad += 13) {
+        const std::string full = name + std::string(pad, 'x');
+        std::vector<Symbol> want;
+        for (const Symbol& s : p.symbols_by_name)
+          if (s.name == full) want.push_back(s);
+        const std::vector<Symbol> got = q->symbols_named(full);
+        BOOST_REQUIRE_EQUAL(got.size(), want.size());
+        for (std::size_t i = 0; i < got.size(); ++i) {
+          BOOST_TEST(got[i].address == want[i].address);  // symbol-table order kept within a name
+          BOOST_TEST(got[i].size == want[i].size);
+        }
+      }
+    }
+    BOOST_TEST(q->kallsyms_table().entries().size() == p.kallsyms->entries().size());
+    BOOST_TEST(q->kallsyms_source == "generated");
+    for (std::uint64_t a = 0xffffffff81000000; a < 0xffffffff81003000; a += 37) {
+      const auto want = p.kallsyms->lookup(a);
+      const auto got = q->kallsyms_table().lookup(a);
+      BOOST_REQUIRE_EQUAL(got.has_value(), want.has_value());
+      if (got) BOOST_TEST(got->name == want->name);
+    }
+    BOOST_TEST(q->symbol_answers.size() == 2u);
+    BOOST_TEST(!q->symbol_answers.at(0xffffffff81000090).has_value());
+    const auto& s = q->source_answers.at(0xffffffff81000010);
+    BOOST_TEST(*s.innermost_function == "inner");
+    BOOST_TEST(s.source->line == 12);
+    BOOST_TEST(s.inlined.at(0).call.file == "/src/b.h");
+    BOOST_TEST(!q->type_sizes.at("no_such").has_value());
+    BOOST_TEST(q->members.at(std::string("task_struct") + '\0' + "thread.sp")->offset == 5000u);
+    // A loaded profile writes its stored tables back unchanged.
+    BOOST_TEST(serialize_profile(*q) == serialize_profile(p));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(every_truncation_of_a_profile_is_rejected) {
+  const std::string bytes = serialize_profile(generated_profile(7, "beef"));
+  for (std::size_t n = 0; n < bytes.size(); n += 1 + n / 50) {
+    std::string problem;
+    BOOST_TEST(!parse(bytes.substr(0, n), "beef", problem), "a prefix of " << n << " bytes was accepted");
+    BOOST_TEST(!problem.empty());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(every_flipped_bit_in_a_sample_of_positions_is_rejected) {
+  const std::string bytes = serialize_profile(generated_profile(9, "beef"));
+  std::mt19937 rng(42);
+  for (int i = 0; i < 2000; ++i) {
+    std::string damaged = bytes;
+    const std::size_t at = rng() % damaged.size();
+    damaged[at] = static_cast<char>(damaged[at] ^ (1 << (rng() % 8)));
+    std::string problem;
+    BOOST_TEST(!parse(damaged, "beef", problem), "a flipped bit at " << at << " was accepted");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_profile_of_another_build_id_or_format_is_rejected_by_name) {
+  const std::string bytes = serialize_profile(generated_profile(3, "aaaa"));
+  std::string problem;
+  BOOST_TEST(!parse(bytes, "bbbb", problem));
+  BOOST_TEST(problem.find("build id aaaa") != std::string::npos);
+  std::string other_version = bytes;
+  other_version[8] = static_cast<char>(other_version[8] + 1);  // the u32 after the magic
+  BOOST_TEST(!parse(other_version, "aaaa", problem));
+  BOOST_TEST(problem.find("format version") != std::string::npos);
+  BOOST_TEST(!parse("not a profile at all", "aaaa", problem));
+  BOOST_TEST(problem.find("magic") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_profile_of_another_vmlinux_size_is_stale) {
+  TempDir dir;
+  const KernelProfile p = generated_profile(4, "cafe");
+  BOOST_REQUIRE_EQUAL(save_profile_file(p, dir.path.string(), 1u << 30), "");
+  std::string problem;
+  BOOST_TEST(load_profile_file(profile_path(dir.path.string(), "cafe"), "cafe", p.vmlinux_size, problem));
+  BOOST_TEST(!load_profile_file(profile_path(dir.path.string(), "cafe"), "cafe", p.vmlinux_size + 1, problem));
+  BOOST_TEST(problem.find("bytes") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(the_size_cap_removes_the_oldest_profiles_and_nothing_else) {
+  TempDir dir;
+  write_file(dir.path / "notes.txt", std::string(1 << 16, 'n'));  // not a profile: never removed
+  std::vector<std::string> ids = {"aa01", "aa02", "aa03", "aa04"};
+  std::uintmax_t one = 0;
+  for (const std::string& id : ids) {
+    BOOST_REQUIRE_EQUAL(save_profile_file(generated_profile(5, id), dir.path.string(), 1u << 30), "");
+    one = fs::file_size(dir.path / id);
+    // Distinct, ordered modification times whatever the file system's resolution.
+    fs::last_write_time(dir.path / id, fs::file_time_type::clock::now() - std::chrono::hours(10 - (&id - &ids[0])));
+  }
+  // Room for two: saving a fifth keeps it and the newest other one.
+  BOOST_REQUIRE_EQUAL(save_profile_file(generated_profile(5, "aa05"), dir.path.string(), 2 * one + one / 2), "");
+  BOOST_TEST(fs::exists(dir.path / "aa05"));
+  BOOST_TEST(fs::exists(dir.path / "aa04"));
+  BOOST_TEST(!fs::exists(dir.path / "aa01"));
+  BOOST_TEST(!fs::exists(dir.path / "aa02"));
+  BOOST_TEST(!fs::exists(dir.path / "aa03"));
+  BOOST_TEST(fs::exists(dir.path / "notes.txt"));
+  // A profile larger than the whole cap is not written.
+  BOOST_TEST(!save_profile_file(generated_profile(6, "aa06"), dir.path.string(), 100).empty());
+  BOOST_TEST(!fs::exists(dir.path / "aa06"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+namespace {
+
+// Everything a session is asked about the minikernel, as text, to compare sessions:
+// every address of its text (symbols, lines with inline chains, code bytes, kallsyms),
+// every function by name, and types.
+constexpr std::uint64_t kTextStart = 0xffffffff81000000;  // minikernel.ld
+constexpr std::uint64_t kTextBytes = 0x200;
+
+std::string answers_of(KernelDebugInfo& info) {
+  std::string out = "release " + info.release().value_or("-") + "\n";
+  const KallsymsTable& table = info.kallsyms();
+  out += "kallsyms " + std::to_string(table.entries().size()) + " from " + info.kallsyms_source() + "\n";
+  std::vector<std::string> names;
+  for (std::uint64_t a = kTextStart; a < kTextStart + kTextBytes; ++a) {
+    if (auto k = info.kallsyms_at(a)) out += "kallsyms_at " + k->name + "+" + std::to_string(a - k->address) + "\n";
+    if (auto s = info.symbol_at(a)) {
+      out += "symbol_at " + s->name + " " + std::to_string(s->address) + " " + std::to_string(s->size) + "\n";
+      if (names.empty() || names.back() != s->name) names.push_back(s->name);
+    }
+    FrameDebugInfo d;
+    info.describe_source(a, d);
+    out += "source " + d.innermost_function.value_or("-");
+    if (d.source) out += " " + d.source->file + ":" + std::to_string(d.source->line);
+    for (const InlinedCall& c : d.inlined) out += " <- " + c.function + "@" + std::to_string(c.call.line);
+    out += "\n";
+    std::uint8_t code[16] = {};
+    const std::size_t n = info.read_code(a, code);
+    out += "code " + std::to_string(n) + " " + std::to_string(code[0]) + "\n";
+  }
+  for (const std::string& name : names)
+    if (auto f = info.function(name, "")) out += "function " + name + " " + std::to_string(f->address) + "\n";
+  out += "function missing " + std::to_string(info.function("no_such_function_here", "").has_value()) + "\n";
+  KernelTypes types(info);
+  for (const char* t : {"no_such_struct"})
+    out += std::string("type ") + t + " " + std::to_string(types.type_size(t).value_or(0)) + "\n";
+  out += "variable hook " + std::to_string(types.variable_size("hook").value_or(0)) + "\n";
+  return out;
+}
+
+DebugInfoOptions cached_in(const TempDir& dir) {
+  DebugInfoOptions o;
+  o.cache.enabled = true;
+  o.cache.dir = dir.path.string();
+  return o;
+}
+
+std::string minikernel_profile(const TempDir& dir) {
+  for (const auto& e : fs::directory_iterator(dir.path)) return e.path().string();
+  return {};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(kernel_profile_sessions)
+
+BOOST_AUTO_TEST_CASE(cold_and_warm_sessions_answer_as_a_session_without_the_cache) {
+  TempDir dir;
+  const std::string plain = answers_of(*KernelDebugInfo::open(BTAUDIT_MINIKERNEL, DebugInfoOptions{}));
+  BOOST_TEST(plain.find("source mk_") != std::string::npos);  // the image has DWARF: lines are answered
+  auto cold = KernelDebugInfo::open(BTAUDIT_MINIKERNEL, cached_in(dir));
+  BOOST_TEST(cold->profile_state().starts_with("cold "));
+  BOOST_TEST(answers_of(*cold) == plain);
+  BOOST_REQUIRE_EQUAL(cold->save_profile(), "");
+  const std::string file = minikernel_profile(dir);
+  BOOST_REQUIRE(!file.empty());
+  const auto written = fs::last_write_time(file);
+  auto warm = KernelDebugInfo::open(BTAUDIT_MINIKERNEL, cached_in(dir));
+  BOOST_TEST(warm->profile_state().starts_with("warm "));
+  BOOST_TEST(answers_of(*warm) == plain);
+  // Nothing new was learned: the file is left alone.
+  BOOST_REQUIRE_EQUAL(warm->save_profile(), "");
+  BOOST_TEST((fs::last_write_time(file) == written));
+}
+
+BOOST_AUTO_TEST_CASE(a_warm_session_asked_something_new_adds_it_to_the_profile) {
+  TempDir dir;
+  {
+    auto cold = KernelDebugInfo::open(BTAUDIT_MINIKERNEL, cached_in(dir));
+    BOOST_REQUIRE_EQUAL(cold->save_profile(), "");  // tables only: no address was asked about
+  }
+  const std::string file = minikernel_profile(dir);
+  const auto before = fs::file_size(file);
+  auto warm = KernelDebugInfo::open(BTAUDIT_MINIKERNEL, cached_in(dir));
+  BOOST_REQUIRE(warm->profile_state().starts_with("warm "));
+  const std::string answers = answers_of(*warm);  // opens libdw for the lines and types
+  BOOST_REQUIRE_EQUAL(warm->save_profile(), "");
+  BOOST_TEST(fs::file_size(file) > before);
+  auto again = KernelDebugInfo::open(BTAUDIT_MINIKERNEL, cached_in(dir));
+  BOOST_TEST(again->profile_state().starts_with("warm "));
+  BOOST_TEST(answers_of(*again) == answers);
+}
+
+BOOST_AUTO_TEST_CASE(a_truncated_flipped_or_foreign_profile_is_rebuilt_and_never_trusted) {
+  TempDir dir;
+  const std::string plain = answers_of(*KernelDebugInfo::open(BTAUDIT_MINIKERNEL, DebugInfoOptions{}));
+  {
+    auto cold = KernelDebugInfo::open(BTAUDIT_MINIKERNEL, cached_in(dir));
+    answers_of(*cold);
+    BOOST_REQUIRE_EQUAL(cold->save_profile(), "");
+  }
+  const std::string file = minikernel_profile(dir);
+  const std::string good = read_file(file);
+  // Another kernel's profile under this build id's name: its own id inside gives it away.
+  KernelProfile foreign = generated_profile(11, "0000000000000000000000000000000000000000");
+  struct Damage {
+    const char* what;
+    std::string bytes;
+    const char* problem;
+  };
+  std::string flipped = good;
+  flipped[good.size() / 2] = static_cast<char>(flipped[good.size() / 2] ^ 0x10);
+  const std::vector<Damage> damages = {
+      {"truncated", good.substr(0, good.size() - 100), "truncated"},
+      {"bit-flipped", flipped, "checksum"},
+      {"foreign", serialize_profile(foreign), "build id 0000"},
+      {"empty", "", "magic"},
+  };
+  for (const Damage& d : damages) {
+    BOOST_TEST_CONTEXT(d.what) {
+      write_file(file, d.bytes);
+      auto session = KernelDebugInfo::open(BTAUDIT_MINIKERNEL, cached_in(dir));
+      BOOST_TEST(session->profile_state().starts_with("rebuilt "), session->profile_state());
+      BOOST_TEST(session->profile_state().find(d.problem) != std::string::npos, session->profile_state());
+      BOOST_TEST(answers_of(*session) == plain);
+      BOOST_REQUIRE_EQUAL(session->save_profile(), "");
+      auto next = KernelDebugInfo::open(BTAUDIT_MINIKERNEL, cached_in(dir));
+      BOOST_TEST(next->profile_state().starts_with("warm "), "not rewritten whole: " << next->profile_state());
+      BOOST_TEST(answers_of(*next) == plain);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(without_the_cache_nothing_is_read_or_written) {
+  TempDir dir;
+  DebugInfoOptions off = cached_in(dir);
+  off.cache.enabled = false;
+  auto session = KernelDebugInfo::open(BTAUDIT_MINIKERNEL, off);
+  BOOST_TEST(session->profile_state() == "off");
+  answers_of(*session);
+  BOOST_REQUIRE_EQUAL(session->save_profile(), "");
+  BOOST_TEST(fs::is_empty(dir.path));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
