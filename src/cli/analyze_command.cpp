@@ -16,6 +16,7 @@
 #include "cli/profile_cache_options.h"
 #include "debuginfo/kernel_debuginfo.h"
 #include "input/input_error.h"
+#include "input/piece_reader.h"
 #include "input/read_input.h"
 #include "provider/debuginfo_error.h"
 #include "render/report_json.h"
@@ -128,7 +129,27 @@ int run_analyze(const std::vector<std::string>& args) {
       }
     }
   };
+  const auto read_failed = [&](const std::string& path) {
+    // The file could not be read to its end while it was parsed: what came out of it is incomplete.
+    std::cerr << "btaudit: " << path
+              << ": read failed while it was being analyzed (an I/O error, or the file was truncated): "
+                 "its reports are incomplete\n";
+    status = kExitInputError;
+  };
   for (const std::string& path : inputs) {
+    // A console log in a regular file streams through in pieces; anything else is read whole.
+    if (const std::unique_ptr<PieceReader> reader = PieceReader::open(path, input_limits)) {
+      const auto next = [&reader]() -> std::optional<LogPiece> {
+        std::optional<PieceReader::Piece> p = reader->next();
+        if (!p) return std::nullopt;
+        return LogPiece{p->text, std::move(p->storage), p->last};
+      };
+      if (parse_log_pieces(path, sink, parser_limits, next)) {
+        ++inputs_read;
+        if (reader->failed()) read_failed(path);
+        continue;
+      }
+    }
     InputBuffer input;
     try {
       input = load_input(path, input_limits);
@@ -140,13 +161,7 @@ int run_analyze(const std::vector<std::string>& args) {
     const std::string name = path == "-" ? std::string("<stdin>") : path;
     ++inputs_read;
     parse_log(input.view(), name, sink, parser_limits, [&input](const char* upto) { input.release_before(upto); });
-    if (input.read_failed()) {
-      // The file's pages stopped being readable while it was parsed: what came out of it is incomplete.
-      std::cerr << "btaudit: " << path
-                << ": read failed while it was being analyzed (an I/O error, or the file was truncated): "
-                   "its reports are incomplete\n";
-      status = kExitInputError;
-    }
+    if (input.read_failed()) read_failed(path);
   }
 
   if (json) {

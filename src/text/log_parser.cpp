@@ -28,20 +28,35 @@ bool has_unreliable_mark(std::string_view s) {
   return false;
 }
 
-// Copies a report's console lines into storage of its own and points them there.
-void own_text(Report& r) {
+// Copies console lines into storage of their own, points them there and returns it.
+std::shared_ptr<const std::string> own_lines(std::vector<std::string_view>& lines) {
   std::size_t bytes = 0;
-  for (const std::string_view l : r.text) bytes += l.size();
+  for (const std::string_view l : lines) bytes += l.size();
   auto storage = std::make_shared<std::string>();
   storage->reserve(bytes);
-  for (const std::string_view l : r.text) storage->append(l);
+  for (const std::string_view l : lines) storage->append(l);
   const std::string_view all = *storage;
   std::size_t at = 0;
-  for (std::string_view& l : r.text) {
+  for (std::string_view& l : lines) {
     l = all.substr(at, l.size());
     at += l.size();
   }
-  r.text_storage = std::move(storage);
+  return storage;
+}
+
+void own_text(Report& r) { r.text_storage = own_lines(r.text); }
+
+// Pieces of a streamed log one report's text may keep alive; a report that spans more
+// (one whose lines are far apart) has its text copied instead, so that memory stays
+// bounded by the reports held, not by the distance their lines span.
+constexpr std::size_t kMaxPins = 2;
+
+// One owner for all the pieces a report's text views.
+std::shared_ptr<const std::string> hold(std::vector<std::shared_ptr<const std::string>>&& pins) {
+  if (pins.size() == 1) return std::move(pins.front());
+  auto all = std::make_shared<std::vector<std::shared_ptr<const std::string>>>(std::move(pins));
+  const std::string* first = all->front().get();
+  return {std::move(all), first};  // aliasing: owns the pieces, points at one
 }
 
 // Bit i set when b[i] ends a line ('\n' or '\r'), for n <= 64 bytes. Every terminator the
@@ -133,7 +148,17 @@ void LogParser::keep_text(const ReportBuilder& b, ReportText& text, const CleanL
     text.stopped = true;
     return;
   }
+  if (storage_ && (text.pins.empty() || text.pins.back() != storage_)) pin_storage(text);
   text.lines.push_back(s.substr(0, limits_.max_text_line_bytes));
+}
+
+void LogParser::pin_storage(ReportText& text) const {
+  if (text.pins.size() >= kMaxPins) {
+    auto own = own_lines(text.lines);
+    text.pins.clear();
+    text.pins.push_back(std::move(own));
+  }
+  text.pins.push_back(storage_);
 }
 
 void LogParser::flush_trailing() {
@@ -161,6 +186,7 @@ void LogParser::emit(ReportBuilder&& b, ReportText&& text) {
   flush_trailing();  // it started earlier: reports leave in the order they started
   Report r = b.finish();
   r.text = std::move(text.lines);
+  if (!text.pins.empty()) r.text_storage = hold(std::move(text.pins));
   text = ReportText{};
   if (r.kaslr_offset && !boot_.kaslr_offset) boot_.kaslr_offset = r.kaslr_offset;
   if (r.kernel && !boot_.release) boot_.release = r.kernel;
@@ -514,6 +540,26 @@ void parse_log(std::string_view text, const std::string& path, const LogParser::
     if (consumed && in_place) consumed(log.data() + pos);
   }
   parser.finish();
+}
+
+bool parse_log_pieces(const std::string& path, const LogParser::Sink& sink, ParserLimits limits,
+                      const NextPiece& next) {
+  std::optional<LogPiece> piece = next();
+  if (piece && detect_transport_from(piece->text, piece->last) != Transport::Console) return false;
+  LogParser parser(path, sink, limits);
+  // As parse_log's windows: the plain splitter until the first piece that holds a '\r'.
+  bool with_cr = false;
+  for (; piece; piece = next()) {
+    parser.set_storage(piece->storage);
+    const std::string_view text = piece->text;
+    if (!with_cr && std::memchr(text.data(), '\r', text.size()) != nullptr) with_cr = true;
+    if (with_cr)
+      split_lines<true>(text, parser);
+    else
+      split_lines<false>(text, parser);
+  }
+  parser.finish();
+  return true;
 }
 
 }  // namespace btaudit

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,8 +35,10 @@ struct ParserLimits {
 // context only, from its start line until the report is handed on.
 struct ReportText {
   std::vector<std::string_view> lines;  // views of the fed lines, not copies
-  bool other_cpus = false;              // "Sending NMI from CPU": other CPUs' backtraces belong to the report
-  bool stopped = false;                 // a panic or lockdep banner after enough lines: the rest is a consequence
+  // The pieces of a streamed log (LogPiece) that `lines` view, kept alive for them.
+  std::vector<std::shared_ptr<const std::string>> pins;
+  bool other_cpus = false;  // "Sending NMI from CPU": other CPUs' backtraces belong to the report
+  bool stopped = false;     // a panic or lockdep banner after enough lines: the rest is a consequence
 };
 
 class LogParser {
@@ -44,8 +47,12 @@ class LogParser {
   LogParser(std::string path, Sink sink, ParserLimits limits = {});
 
   // One line, without its '\n'. The reports' text (Report::text) views the lines
-  // fed: they must outlive the sink's use of each report.
+  // fed: they must outlive the sink's use of each report, unless they come from the
+  // storage named by set_storage.
   void feed(std::string_view raw_line);
+  // The lines fed from now on live in `storage`: a report viewing them keeps it alive
+  // (Report::text_storage), so the caller may let go of it.
+  void set_storage(std::shared_ptr<const std::string> storage) { storage_ = std::move(storage); }
   void finish();  // flushes the open report
 
  private:
@@ -60,6 +67,7 @@ class LogParser {
   void emit(ReportBuilder&& b, ReportText&& text);
   void flush_closed();
   void keep_text(const ReportBuilder& b, ReportText& text, const CleanLine& line) const;
+  void pin_storage(ReportText& text) const;
 
   std::string path_;
   Sink sink_;
@@ -101,6 +109,7 @@ class LogParser {
   BootFacts boot_;
   bool bare_prefixes_ = false;  // the log's prefixes come without a separator (line_cleaner.h)
   std::vector<Report> boot_reports_;
+  std::shared_ptr<const std::string> storage_;  // of the lines being fed (set_storage), if any
 };
 
 // Parses a whole in-memory log. The reports own their text (Report::text_storage):
@@ -117,5 +126,21 @@ void parse_log(std::string_view text, const std::string& path, const LogParser::
 using ParseProgress = std::function<void(const char* upto)>;
 void parse_log(std::string_view text, const std::string& path, const LogParser::Sink& sink, ParserLimits limits,
                const ParseProgress& consumed);
+
+// A piece of a console log read a piece at a time: whole lines (`text` ends just after a
+// '\n', or where the log ends), in `storage`, which the reports viewing it keep alive.
+struct LogPiece {
+  std::string_view text;
+  std::shared_ptr<const std::string> storage;
+  bool last = false;  // the log ends with this piece
+};
+// The next piece of a log, nullopt past its end.
+using NextPiece = std::function<std::optional<LogPiece>()>;
+// parse_log over a log read a piece at a time, so that no more of it than the pieces its
+// open reports view is held: the same reports as parse_log on the whole log. Returns false,
+// having read only the first piece and handed on nothing, when the log is not a plain console
+// log (a journal export, a /dev/kmsg dump: those are decoded whole), or its first piece
+// cannot tell: the caller then parses the whole log.
+bool parse_log_pieces(const std::string& path, const LogParser::Sink& sink, ParserLimits limits, const NextPiece& next);
 
 }  // namespace btaudit

@@ -247,10 +247,11 @@ std::size_t kmsg_prefix_length(std::string_view line, char& caller_kind, unsigne
   return static_cast<std::size_t>(s.data() - line.data()) + semi + 1;
 }
 
-Transport detect_transport(std::string_view log) {
+std::optional<Transport> detect_transport_from(std::string_view head, bool whole) {
   std::size_t at = 0;
-  for (int n = 0; n < kSniffLines && at < log.size();) {
-    const std::string_view line = next_line(log, at);
+  int n = 0;
+  while (n < kSniffLines && at < head.size()) {
+    const std::string_view line = next_line(head, at);
     const std::string_view t = trim(line);
     if (t.empty()) continue;
     ++n;
@@ -259,8 +260,11 @@ Transport detect_transport(std::string_view log) {
     unsigned id = 0;
     if (kmsg_prefix_length(line, kind, id) != 0) return Transport::Kmsg;
   }
+  if (n < kSniffLines && !whole) return std::nullopt;  // the lines that would decide are further on
   return Transport::Console;
 }
+
+Transport detect_transport(std::string_view log) { return *detect_transport_from(log, true); }
 
 std::string_view decode_transport(std::string_view log, std::string& storage) {
   // Most logs are consoles: their first byte rules out both transports without a scan.

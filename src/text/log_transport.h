@@ -6,6 +6,7 @@
 // Both are turned back into console lines (one record, one line) before a log is split into
 // reports; anything else is read in place, unchanged and uncopied.
 #pragma once
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -15,6 +16,9 @@ enum class Transport { Console, JournalJson, Kmsg };
 
 // What carries `log`, judged from its first lines.
 Transport detect_transport(std::string_view log);
+// The same judged from `head`, the log's first whole lines (it ends at a line end), or the
+// whole log when `whole`: nullopt when the lines that decide lie beyond `head`.
+std::optional<Transport> detect_transport_from(std::string_view head, bool whole);
 
 // The console lines of `log`: `log` itself for a console log, else its decoded text, held in
 // `storage` (the returned view points there).
