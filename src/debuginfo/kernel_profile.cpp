@@ -542,10 +542,10 @@ std::string save_profile_file(const KernelProfile& p, const std::string& dir, st
                               name.find_first_not_of("0123456789abcdef") == dot && dot + 1 < name.size() &&
                               name.find_first_not_of("0123456789", dot + 1) == std::string::npos;
     if (!profile_name || !it->is_regular_file(ec)) continue;  // only profiles count, and only they are removed
-    const std::uint64_t size = it->file_size(ec);
+    const std::uint64_t bytes = it->file_size(ec);
     if (ec) continue;
-    total += size;
-    if (it->path() != fs::path(path)) entries.push_back({it->last_write_time(ec), size, it->path()});
+    total += bytes;
+    if (it->path() != fs::path(path)) entries.push_back({it->last_write_time(ec), bytes, it->path()});
   }
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.time < b.time; });
   for (const Entry& e : entries) {

@@ -32,7 +32,7 @@ std::unique_ptr<PieceReader> PieceReader::open(const std::string& path, InputLim
     return nullptr;
   }
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  return std::unique_ptr<PieceReader>(new PieceReader(fd, static_cast<std::size_t>(st.st_size), limits.max_bytes));
+  return std::unique_ptr<PieceReader>(new PieceReader(fd, static_cast<std::size_t>(st.st_size)));
 }
 
 PieceReader::~PieceReader() { ::close(fd_); }

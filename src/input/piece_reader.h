@@ -38,15 +38,14 @@ class PieceReader {
   bool failed() const { return failed_; }
 
  private:
-  PieceReader(int fd, std::size_t size, std::size_t cap) : fd_(fd), size_(size), cap_(cap) {}
+  PieceReader(int fd, std::size_t size) : fd_(fd), size_(size) {}
   std::shared_ptr<std::string> buffer();
   // Reads into `buf` from byte `from` until it holds a '\n' past `from`, is full, or the file
   // ends; returns the bytes in it.
   std::size_t fill(std::string& buf, std::size_t from);
 
   int fd_;
-  std::size_t size_;  // the file's size when opened
-  std::size_t cap_;   // InputLimits::max_bytes
+  std::size_t size_;  // the file's size when opened (at most InputLimits::max_bytes): no read goes past it
   std::size_t read_ = 0;
   bool eof_ = false;
   bool failed_ = false;
