@@ -32,9 +32,9 @@ fi
 [ -d "$here/seeds/read_input" ] && copy_flat "$here/seeds/read_input" "$out/read_input"
 #   batch:      fuzz/seeds/batch/* (mailboxes, NDJSON report and bucket lines) and corpora/*
 [ -d "$here/seeds/batch" ] && copy_flat "$here/seeds/batch" "$out/batch"
-#   dump_header, vmcoreinfo, store_open: fuzz/seeds/<target>/* (small synthetic dumps, VMCOREINFO
+#   dump_header, vmcoreinfo, store_open, profile: fuzz/seeds/<target>/* (small synthetic dumps, VMCOREINFO
 #               notes of a synthetic and a Debian 6.1 kernel, batch databases sound and altered)
-for t in dump_header vmcoreinfo store_open; do
+for t in dump_header vmcoreinfo store_open profile; do
   mkdir -p "$out/$t"
   [ -d "$here/seeds/$t" ] && cp "$here/seeds/$t"/* "$out/$t/"
 done

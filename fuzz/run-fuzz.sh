@@ -32,7 +32,10 @@ for t in "${targets[@]}"; do
   echo "run-fuzz: fuzz_$t for ${seconds}s"
   # The first directory is the growing corpus; seeds and regressions are read only.
   # (git keeps no empty folder: a target with no finding yet has none in a clone.)
-  mkdir -p "$here/regressions/$t"
+  # libFuzzer stops at a corpus folder that does not exist: a seeds folder made before a
+  # target had seeds (fuzz-seeds is made once and kept) gets an empty one.
+  mkdir -p "$here/regressions/$t" "$seeds/$t"
+  [ -d "$here/seeds/$t" ] && [ -z "$(ls -A "$seeds/$t")" ] && cp "$here/seeds/$t"/* "$seeds/$t/"
   if ! "$bin" "$corpus" "$seeds/$t" "$here/regressions/$t" -max_total_time="$seconds" -timeout=30 \
       -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/" "${extra[@]}" \
       >"$build/fuzz-$t.log" 2>&1; then
