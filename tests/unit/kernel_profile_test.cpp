@@ -16,26 +16,17 @@
 
 #include "debuginfo/kernel_debuginfo.h"
 #include "debuginfo/kernel_types.h"
+#include "temp_dir.h"
 
 namespace {
 
 using namespace btaudit;
 namespace fs = std::filesystem;
 
-// A fresh directory under the system's temporary folder, removed with the fixture.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::random_device rd;
-    path = fs::temp_directory_path() / ("btaudit-profile-test-" + std::to_string(rd()));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
+// Every TempDir of this file is named after it.
+class TempDir : public btaudit::testing::TempDir {
+ public:
+  TempDir() : btaudit::testing::TempDir("btaudit-profile-test") {}
 };
 
 std::string read_file(const fs::path& p) {
@@ -179,9 +170,9 @@ BOOST_AUTO_TEST_CASE(a_profile_of_another_build_id_or_format_is_rejected_by_name
 BOOST_AUTO_TEST_CASE(a_profile_of_another_vmlinux_size_is_stale) {
   TempDir dir;
   const KernelProfile p = generated_profile(4, "cafe");
-  BOOST_REQUIRE_EQUAL(save_profile_file(p, dir.path.string(), 1u << 30), "");
+  BOOST_REQUIRE_EQUAL(save_profile_file(p, dir.path().string(), 1u << 30), "");
   std::string problem;
-  const std::string path = profile_path(dir.path.string(), "cafe", p.vmlinux_size);
+  const std::string path = profile_path(dir.path().string(), "cafe", p.vmlinux_size);
   BOOST_TEST(load_profile_file(path, "cafe", p.vmlinux_size, problem));
   BOOST_TEST(!load_profile_file(path, "cafe", p.vmlinux_size + 1, problem));
   BOOST_TEST(problem.find("bytes") != std::string::npos);
@@ -189,27 +180,27 @@ BOOST_AUTO_TEST_CASE(a_profile_of_another_vmlinux_size_is_stale) {
 
 BOOST_AUTO_TEST_CASE(the_size_cap_removes_the_oldest_profiles_and_nothing_else) {
   TempDir dir;
-  write_file(dir.path / "notes.txt", std::string(1 << 16, 'n'));  // not a profile: never removed
+  write_file(dir.path() / "notes.txt", std::string(1 << 16, 'n'));  // not a profile: never removed
   std::vector<std::string> ids = {"aa01", "aa02", "aa03", "aa04"};
   std::uintmax_t one = 0;
   for (const std::string& id : ids) {
-    BOOST_REQUIRE_EQUAL(save_profile_file(generated_profile(5, id), dir.path.string(), 1u << 30), "");
-    one = fs::file_size(dir.path / (id + ".1005"));
+    BOOST_REQUIRE_EQUAL(save_profile_file(generated_profile(5, id), dir.path().string(), 1u << 30), "");
+    one = fs::file_size(dir.path() / (id + ".1005"));
     // Distinct, ordered modification times whatever the file system's resolution.
-    fs::last_write_time(dir.path / (id + ".1005"),
+    fs::last_write_time(dir.path() / (id + ".1005"),
                         fs::file_time_type::clock::now() - std::chrono::hours(10 - (&id - &ids[0])));
   }
   // Room for two: saving a fifth keeps it and the newest other one.
-  BOOST_REQUIRE_EQUAL(save_profile_file(generated_profile(5, "aa05"), dir.path.string(), 2 * one + one / 2), "");
-  BOOST_TEST(fs::exists(dir.path / "aa05.1005"));
-  BOOST_TEST(fs::exists(dir.path / "aa04.1005"));
-  BOOST_TEST(!fs::exists(dir.path / "aa01.1005"));
-  BOOST_TEST(!fs::exists(dir.path / "aa02.1005"));
-  BOOST_TEST(!fs::exists(dir.path / "aa03.1005"));
-  BOOST_TEST(fs::exists(dir.path / "notes.txt"));
+  BOOST_REQUIRE_EQUAL(save_profile_file(generated_profile(5, "aa05"), dir.path().string(), 2 * one + one / 2), "");
+  BOOST_TEST(fs::exists(dir.path() / "aa05.1005"));
+  BOOST_TEST(fs::exists(dir.path() / "aa04.1005"));
+  BOOST_TEST(!fs::exists(dir.path() / "aa01.1005"));
+  BOOST_TEST(!fs::exists(dir.path() / "aa02.1005"));
+  BOOST_TEST(!fs::exists(dir.path() / "aa03.1005"));
+  BOOST_TEST(fs::exists(dir.path() / "notes.txt"));
   // A profile larger than the whole cap is not written.
-  BOOST_TEST(!save_profile_file(generated_profile(6, "aa06"), dir.path.string(), 100).empty());
-  BOOST_TEST(!fs::exists(dir.path / "aa06.1006"));
+  BOOST_TEST(!save_profile_file(generated_profile(6, "aa06"), dir.path().string(), 100).empty());
+  BOOST_TEST(!fs::exists(dir.path() / "aa06.1006"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -256,12 +247,12 @@ std::string answers_of(KernelDebugInfo& info) {
 DebugInfoOptions cached_in(const TempDir& dir) {
   DebugInfoOptions o;
   o.cache.enabled = true;
-  o.cache.dir = dir.path.string();
+  o.cache.dir = dir.path().string();
   return o;
 }
 
 std::string minikernel_profile(const TempDir& dir) {
-  for (const auto& e : fs::directory_iterator(dir.path)) return e.path().string();
+  for (const auto& e : fs::directory_iterator(dir.path())) return e.path().string();
   return {};
 }
 
@@ -354,7 +345,7 @@ BOOST_AUTO_TEST_CASE(without_the_cache_nothing_is_read_or_written) {
   BOOST_TEST(session->profile_state() == "off");
   answers_of(*session);
   BOOST_REQUIRE_EQUAL(session->save_profile(), "");
-  BOOST_TEST(fs::is_empty(dir.path));
+  BOOST_TEST(fs::is_empty(dir.path()));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

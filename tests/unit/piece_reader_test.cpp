@@ -14,6 +14,7 @@
 
 #include "analysis/analyze_report.h"
 #include "render/report_json.h"
+#include "temp_dir.h"
 #include "text/log_parser.h"
 #include "text/log_transport.h"
 
@@ -22,28 +23,10 @@ using namespace btaudit;
 
 namespace {
 
-// A fresh directory under TMPDIR, removed with everything in it at scope exit.
-class TempDir {
+// Every TempDir of this file is named after it.
+class TempDir : public btaudit::testing::TempDir {
  public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "btaudit-piece-reader-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name, std::string_view bytes) const {
-    const fs::path p = path_ / name;
-    std::ofstream(p, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    return p.string();
-  }
-
- private:
-  fs::path path_;
+  TempDir() : btaudit::testing::TempDir("btaudit-piece-reader") {}
 };
 
 // A console log of `reports` reports of several kinds, with prose between them, a boot banner

@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "input/input_error.h"
+#include "temp_dir.h"
 
 namespace fs = std::filesystem;
 using btaudit::Compression;
@@ -32,29 +33,10 @@ namespace {
 // The function under test; a plain name because the suite's namespace is called read_input.
 std::string read_file(const std::string& path, InputLimits limits = {}) { return btaudit::read_input(path, limits); }
 
-// A fresh directory under TMPDIR, removed with everything in it at scope exit.
-class TempDir {
+// Every TempDir of this file is named after it.
+class TempDir : public btaudit::testing::TempDir {
  public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "btaudit-read-input-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name, std::string_view bytes) const {
-    const fs::path p = path_ / name;
-    std::ofstream(p, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    return p.string();
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  TempDir() : btaudit::testing::TempDir("btaudit-read-input") {}
 };
 
 // A console log big enough to need several decoder output buffers (64 KiB each).
