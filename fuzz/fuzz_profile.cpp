@@ -41,8 +41,8 @@ void exercise(const std::string& bytes) {
     return;
   }
   for (const char* name : {"", "a", "init_stack", "kallsyms_names", "\xff\xff"}) (void)p->symbols_named(name);
-  const btaudit::KallsymsTable& t = p->kallsyms_table();
-  for (const btaudit::KallsymsEntry& e : t.entries()) (void)t.lookup(e.address);
+  if (const btaudit::KallsymsTable* t = p->kallsyms_table())
+    for (const btaudit::KallsymsEntry& e : t->entries()) (void)t->lookup(e.address);
   const std::string again = btaudit::serialize_profile(*p);
   std::string problem2;
   auto owner2 = std::make_shared<std::string>(again);

@@ -33,7 +33,7 @@ void KernelDebugInfo::DwflDeleter::operator()(Dwfl* d) const { dwfl_end(d); }
 // The symbols of one module, built once from the ELF symbol table: sorted by
 // name and, within a name, in symbol-table order (the order the profile keeps).
 struct KernelDebugInfo::SymbolTable {
-  std::vector<Symbol> by_name;
+  std::vector<NamedSymbol> by_name;
 };
 
 KernelDebugInfo::FileHandle::~FileHandle() {
@@ -181,8 +181,8 @@ std::string KernelDebugInfo::save_profile() {
     p.kernel_start = kernel_start_;
     p.kernel_end = kernel_end_;
     kernel_symbols_by_name();  // built: the swaps below lend both tables to the profile without a copy
-    kallsyms();
-    p.kallsyms_source = kallsyms_source_;
+    // kallsyms only when this session decoded it (see KernelProfile::kallsyms).
+    p.kallsyms_source = kallsyms_ ? kallsyms_source_ : std::string();
     p.sections.clear();
     GElf_Addr bias = 0;
     Elf* elf = dwfl_module_getelf(kernel_, &bias);
@@ -194,7 +194,7 @@ std::string KernelDebugInfo::save_profile() {
     }
   }
   if (!profile_dirty_) return {};
-  std::vector<Symbol>* table = warm() ? nullptr : &symbols_of(kernel_, "").by_name;
+  std::vector<NamedSymbol>* table = warm() ? nullptr : &symbols_of(kernel_).by_name;
   if (table) {
     std::swap(*table, profile_->symbols_by_name);
     std::swap(kallsyms_, profile_->kallsyms);
@@ -297,7 +297,7 @@ Dwfl_Module* KernelDebugInfo::module_for(std::string_view module) const {
 
 Dwfl_Module* KernelDebugInfo::module_at(std::uint64_t address) const { return dwfl_addrmodule(dwfl_.get(), address); }
 
-KernelDebugInfo::SymbolTable& KernelDebugInfo::symbols_of(Dwfl_Module* mod, const std::string& module) {
+KernelDebugInfo::SymbolTable& KernelDebugInfo::symbols_of(Dwfl_Module* mod) {
   auto& slot = tables_[mod];
   if (slot) return *slot;
   slot = std::make_unique<SymbolTable>();
@@ -307,46 +307,49 @@ KernelDebugInfo::SymbolTable& KernelDebugInfo::symbols_of(Dwfl_Module* mod, cons
     const int type = GELF_ST_TYPE(sym.st_info);
     if (type != STT_FUNC && type != STT_NOTYPE && type != STT_OBJECT) return;
     if (sym.st_shndx == SHN_UNDEF) return;
-    slot->by_name.push_back(Symbol{name, addr, sym.st_size, module});
+    slot->by_name.push_back(NamedSymbol{name, addr, sym.st_size});
   });
   std::stable_sort(slot->by_name.begin(), slot->by_name.end(),
-                   [](const Symbol& a, const Symbol& b) { return a.name < b.name; });
+                   [](const NamedSymbol& a, const NamedSymbol& b) { return a.name < b.name; });
   return *slot;
 }
 
-const std::vector<Symbol>& KernelDebugInfo::kernel_symbols_by_name() {
+const std::vector<NamedSymbol>& KernelDebugInfo::kernel_symbols_by_name() {
   ensure_dwfl();
-  return symbols_of(kernel_, "").by_name;
+  return symbols_of(kernel_).by_name;
 }
 
 std::optional<Symbol> KernelDebugInfo::function(std::string_view name, std::string_view module,
                                                 std::optional<std::uint64_t> size_hint) {
   if (!module.empty() && !load_module(module)) return std::nullopt;
-  const std::vector<Symbol>* table = nullptr;
-  std::vector<Symbol> stored;  // a warm profile's symbols of this name
+  // The symbols of this name, in symbol-table order.
+  std::vector<Symbol> named;
   if (module.empty() && warm()) {
-    stored = profile_->symbols_named(name);
-    table = &stored;
-  } else if (module.empty()) {
-    table = &kernel_symbols_by_name();
+    named = profile_->symbols_named(name);
   } else {
-    Dwfl_Module* mod = module_for(module);
-    if (!mod) return std::nullopt;
-    table = &symbols_of(mod, std::string(module)).by_name;
+    const std::vector<NamedSymbol>* table = nullptr;
+    if (module.empty()) {
+      table = &kernel_symbols_by_name();
+    } else {
+      Dwfl_Module* mod = module_for(module);
+      if (!mod) return std::nullopt;
+      table = &symbols_of(mod).by_name;
+    }
+    struct ByName {
+      bool operator()(const NamedSymbol& a, std::string_view b) const { return a.name < b; }
+      bool operator()(std::string_view a, const NamedSymbol& b) const { return a < b.name; }
+    };
+    const auto [first, last] = std::equal_range(table->begin(), table->end(), name, ByName{});
+    for (auto it = first; it != last; ++it)
+      named.push_back(Symbol{std::string(it->name), it->address, it->size, std::string(module)});
   }
-  struct ByName {
-    bool operator()(const Symbol& a, std::string_view b) const { return a.name < b; }
-    bool operator()(std::string_view a, const Symbol& b) const { return a < b.name; }
-  };
-  const auto [first, last] = std::equal_range(table->begin(), table->end(), name, ByName{});
   std::optional<Symbol> best;
   if (size_hint && module.empty()) {
     // vmlinux: the static whose kallsyms size is the printed one, exactly.
-    for (auto it = first; it != last; ++it)
-      if (auto k = kallsyms_at(it->address); k && k->address == it->address && k->size == *size_hint) return *it;
+    for (const Symbol& s : named)
+      if (auto k = kallsyms_at(s.address); k && k->address == s.address && k->size == *size_hint) return s;
   }
-  for (auto it = first; it != last; ++it) {
-    const Symbol& s = *it;
+  for (const Symbol& s : named) {
     // kallsyms prints the distance to the next symbol, which includes alignment padding.
     if (size_hint && s.size <= *size_hint && *size_hint - s.size < 64) return s;
     // Prefer sized (function) symbols over zero-size aliases.
@@ -462,10 +465,28 @@ ElfSymbolFacts facts_of(const char* name, const GElf_Sym& sym, GElf_Addr addr, G
 }  // namespace
 
 const KallsymsTable& KernelDebugInfo::kallsyms() {
-  if (warm()) return profile_->kallsyms_table();
-  if (kallsyms_) return *kallsyms_;
+  if (warm()) {
+    if (const KallsymsTable* stored = profile_->kallsyms_table()) return *stored;
+  } else if (kallsyms_) {
+    return *kallsyms_;
+  }
+  auto [table, source] = decode_kallsyms();
+  if (warm()) {
+    // The first session that asks stores it; until then the profile goes without.
+    profile_->kallsyms = std::move(table);
+    profile_->kallsyms_source = std::move(source);
+    profile_dirty_ = true;
+    return *profile_->kallsyms;
+  }
+  kallsyms_ = std::move(table);
+  kallsyms_source_ = std::move(source);
+  return *kallsyms_;
+}
+
+std::pair<KallsymsTable, std::string> KernelDebugInfo::decode_kallsyms() {
   // The kernel's own table, when vmlinux has one: exactly what the kernel printed from.
-  KernelKallsymsLayout layout;
+  // With a warm profile this needs no DWARF: names come from the stored symbols, bytes
+  // from the file through the stored section table.
   auto at = [&](const char* name) -> std::optional<std::uint64_t> {
     auto s = function(name, "");
     return s ? std::optional<std::uint64_t>(s->address) : std::nullopt;
@@ -474,18 +495,14 @@ const KallsymsTable& KernelDebugInfo::kallsyms() {
        index = at("kallsyms_token_index");
   std::string problem = "vmlinux has no kallsyms_* tables";
   if (num && names && table && index) {
-    layout = {
+    const KernelKallsymsLayout layout{
         *num, *names, *table, *index, at("kallsyms_offsets"), at("kallsyms_relative_base"), at("kallsyms_addresses")};
     VmlinuxFileMemory file(*this);
-    if (auto t = read_kernel_kallsyms(file, layout, problem)) {
-      kallsyms_ = std::move(*t);
-      kallsyms_source_ = "the kernel's kallsyms tables in " + vmlinux_path_;
-      return *kallsyms_;
-    }
+    if (auto t = read_kernel_kallsyms(file, layout, problem))
+      return {std::move(*t), "the kernel's kallsyms tables in " + vmlinux_path_};
   }
-  kallsyms_ = elf_kallsyms();
-  kallsyms_source_ = "the ELF symbols of " + vmlinux_path_ + " by scripts/kallsyms' rules (" + problem + ")";
-  return *kallsyms_;
+  return {elf_kallsyms(),
+          "the ELF symbols of " + vmlinux_path_ + " by scripts/kallsyms' rules (" + problem + ")"};
 }
 
 KallsymsTable KernelDebugInfo::elf_kallsyms(bool all_symbols) {
@@ -498,9 +515,8 @@ KallsymsTable KernelDebugInfo::elf_kallsyms(bool all_symbols) {
 }
 
 const std::string& KernelDebugInfo::kallsyms_source() {
-  if (warm()) return profile_->kallsyms_source;
-  kallsyms();
-  return kallsyms_source_;
+  if (!warm() || !profile_->has_kallsyms()) kallsyms();
+  return warm() ? profile_->kallsyms_source : kallsyms_source_;
 }
 
 std::optional<Symbol> KernelDebugInfo::kallsyms_at(std::uint64_t address) { return kallsyms().lookup(address); }

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "debuginfo/kernel_answers.h"
@@ -106,9 +107,9 @@ class KernelDebugInfo {
   bool warm() const { return profile_warm_; }
   bool in_vmlinux(std::uint64_t address) const { return address >= kernel_start_ && address < kernel_end_; }
   std::size_t read_file_code(std::uint64_t address, std::span<std::uint8_t> out);
-  const std::vector<Symbol>& kernel_symbols_by_name();
+  const std::vector<NamedSymbol>& kernel_symbols_by_name();
   struct SymbolTable;
-  SymbolTable& symbols_of(Dwfl_Module* mod, const std::string& module);
+  SymbolTable& symbols_of(Dwfl_Module* mod);
   std::optional<Symbol> lookup_symbol(std::uint64_t address);
   void lookup_source(std::uint64_t address, FrameDebugInfo& out);
   Dwfl_Module* module_for(std::string_view module) const;
@@ -159,7 +160,8 @@ class KernelDebugInfo {
     ~FileHandle();
   };
   FileHandle vmlinux_file_;
-  std::optional<KallsymsTable> kallsyms_;  // built on first use
+  std::pair<KallsymsTable, std::string> decode_kallsyms();  // the table and where it came from
+  std::optional<KallsymsTable> kallsyms_;                   // built on first use (without a warm profile)
   std::string kallsyms_source_;
 };
 

@@ -166,17 +166,17 @@ void get_answers(Reader& r, std::map<std::string, std::optional<T>, std::less<>>
 
 constexpr std::size_t kSymbolRecord = 24;  // u32 name offset, u32 name length, u64 address, u64 size
 
-void put_stored_symbols(Writer& w, const std::vector<Symbol>& symbols) {
+void put_stored_symbols(Writer& w, const std::vector<NamedSymbol>& symbols) {
   w.put<std::uint64_t>(symbols.size());
   std::uint64_t names = 0;
-  for (const Symbol& s : symbols) {
+  for (const NamedSymbol& s : symbols) {
     w.put<std::uint32_t>(static_cast<std::uint32_t>(names));
     w.put<std::uint32_t>(static_cast<std::uint32_t>(s.name.size()));
     w.put(s.address);
     w.put(s.size);
     names += s.name.size();
   }
-  for (const Symbol& s : symbols) w.bytes() += s.name;
+  for (const NamedSymbol& s : symbols) w.bytes() += s.name;
 }
 
 void put_stored_kallsyms(Writer& w, const KallsymsTable& t, const std::string& source) {
@@ -298,7 +298,7 @@ bool get_payload(Reader& r, KernelProfile& p) {
   p.stored_symbols = r.view(r.get<std::uint64_t>());
   p.stored_kallsyms = r.view(r.get<std::uint64_t>());
   if (r.failed() || !check_stored_symbols(p.stored_symbols) ||
-      !read_stored_kallsyms(p.stored_kallsyms, &p.kallsyms_source, nullptr))
+      (!p.stored_kallsyms.empty() && !read_stored_kallsyms(p.stored_kallsyms, &p.kallsyms_source, nullptr)))
     return false;
   for (std::uint32_t n = r.count(); n > 0 && !r.failed(); --n) {
     const auto address = r.get<std::uint64_t>();
@@ -353,7 +353,7 @@ struct SerializedProfile {
 SerializedProfile serialize_parts(const KernelProfile& p) {
   Writer payload;
   std::size_t estimate = std::size_t{1} << 16;  // room for the whole payload at once: no regrowth copies
-  for (const Symbol& s : p.symbols_by_name) estimate += 28 + s.name.size();
+  for (const NamedSymbol& s : p.symbols_by_name) estimate += 28 + s.name.size();
   if (p.kallsyms)
     for (const KallsymsEntry& e : p.kallsyms->entries()) estimate += 13 + e.name.size();
   estimate += p.stored_symbols.size() + p.stored_kallsyms.size() + p.source_answers.size() * 256;
@@ -431,8 +431,8 @@ std::size_t KernelProfile::symbol_count() const {
 std::vector<Symbol> KernelProfile::symbols_named(std::string_view name) const {
   std::vector<Symbol> out;
   if (!symbols_by_name.empty()) {
-    for (const Symbol& s : symbols_by_name)
-      if (s.name == name) out.push_back(s);
+    for (const NamedSymbol& s : symbols_by_name)
+      if (s.name == name) out.push_back(Symbol{std::string(s.name), s.address, s.size, {}});
     return out;
   }
   // Records checked at load (check_stored_symbols): every name is in bounds.
@@ -466,9 +466,10 @@ std::vector<Symbol> KernelProfile::symbols_named(std::string_view name) const {
   return out;
 }
 
-const KallsymsTable& KernelProfile::kallsyms_table() {
-  if (!kallsyms && !read_stored_kallsyms(stored_kallsyms, nullptr, &kallsyms)) kallsyms.emplace();
-  return *kallsyms;
+const KallsymsTable* KernelProfile::kallsyms_table() {
+  if (!kallsyms && !stored_kallsyms.empty() && !read_stored_kallsyms(stored_kallsyms, nullptr, &kallsyms))
+    kallsyms.emplace();  // checked when the file was read: cannot fail here
+  return kallsyms ? &*kallsyms : nullptr;
 }
 
 std::unique_ptr<KernelProfile> load_profile_file(const std::string& path, std::string_view build_id,

@@ -48,6 +48,15 @@ struct ProfileSection {
   std::uint64_t offset = 0;
 };
 
+// One vmlinux ELF symbol of the by-name table. The name is a view into the ELF
+// file's string table (libelf's data, alive as long as the session's Dwfl) or into
+// what `file_bytes` keeps: 130,000 of these sort and serialize without a copy.
+struct NamedSymbol {
+  std::string_view name;
+  std::uint64_t address = 0;
+  std::uint64_t size = 0;
+};
+
 struct KernelProfile {
   static constexpr std::uint32_t kFormatVersion = 1;
 
@@ -55,10 +64,13 @@ struct KernelProfile {
   std::uint64_t vmlinux_size = 0;                  // a file of the same build id but another size is not this kernel's
   std::uint64_t kernel_start = 0, kernel_end = 0;  // vmlinux's address range as libdwfl reports it
   std::vector<ProfileSection> sections;
-  // The two bulk tables, as a cold session fills them: vmlinux's defined function, object
-  // and untyped ELF symbols sorted by name and, within a name, in symbol-table order (what
-  // KernelDebugInfo::function searches); its kallsyms as the kernel computes them.
-  std::vector<Symbol> symbols_by_name;
+  // The two bulk tables: vmlinux's defined function, object and untyped ELF symbols sorted
+  // by name and, within a name, in symbol-table order (what KernelDebugInfo::function
+  // searches), which every session fills; its kallsyms as the kernel computes them, which
+  // joins the profile only once a session asked for it (a `vmcore` session reads the
+  // dump's own table and never does: decoding and storing vmlinux's would make its cold
+  // run slower than a run without the cache).
+  std::vector<NamedSymbol> symbols_by_name;
   std::optional<KallsymsTable> kallsyms;
   std::string kallsyms_source;
   // Answers: nullopt inside means "asked, and there is none".
@@ -71,14 +83,17 @@ struct KernelProfile {
   // A loaded profile reads its bulk tables from the file's bytes as they are asked for:
   // a name is a binary search over fixed records, kallsyms is decoded on first use.
   std::vector<Symbol> symbols_named(std::string_view name) const;
-  const KallsymsTable& kallsyms_table();
-  bool complete() const { return (kallsyms || !stored_kallsyms.empty()) && symbol_count() > 0; }
+  // nullptr when no session has stored kallsyms yet.
+  const KallsymsTable* kallsyms_table();
+  bool has_kallsyms() const { return kallsyms || !stored_kallsyms.empty(); }
+  bool complete() const { return symbol_count() > 0; }
   std::size_t symbol_count() const;
 
   // The file's bytes and the stored forms of the bulk tables (set by parse_profile).
-  std::shared_ptr<const void> file_bytes;  // a mapping of the file, or a copy
+  std::shared_ptr<const void> file_bytes;  // a mapping of the file, or a copy: what stored views point into
   std::string_view stored_symbols;   // u64 count, count x {u32 name offset, u32 length, u64 address, u64 size}, names
-  std::string_view stored_kallsyms;  // u8 all_symbols, source, u32 count, count x {u64 address, u8 type, name}
+  std::string_view stored_kallsyms;  // empty (not stored), or u8 all_symbols, source, u32 count,
+                                     // count x {u64 address, u8 type, name}
 };
 
 std::string serialize_profile(const KernelProfile& p);

@@ -8,6 +8,7 @@
 
 #include <boost/test/unit_test.hpp>
 #include <cstdio>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -49,12 +50,15 @@ KernelProfile generated_profile(unsigned seed, const std::string& build_id) {
   p.kernel_start = 0xffffffff81000000;
   p.kernel_end = 0xffffffff83000000;
   p.sections = {{0xffffffff81000000, 0x1000, 0x200000}, {0xffffffff82000000, 0x40, 0x1200000}};
+  // The table's names are views: the profile's owner keeps their strings.
+  auto names = std::make_shared<std::deque<std::string>>();
   for (int i = 0; i < 300; ++i) {
-    std::string name = "f" + std::to_string(rng() % 97) + std::string(rng() % 40, 'x');
-    p.symbols_by_name.push_back({name, 0xffffffff81000000 + rng() % 0x100000, rng() % 512, ""});
+    const std::string& name = names->emplace_back("f" + std::to_string(rng() % 97) + std::string(rng() % 40, 'x'));
+    p.symbols_by_name.push_back({name, 0xffffffff81000000 + rng() % 0x100000, rng() % 512});
   }
+  p.file_bytes = names;
   std::stable_sort(p.symbols_by_name.begin(), p.symbols_by_name.end(),
-                   [](const Symbol& a, const Symbol& b) { return a.name < b.name; });
+                   [](const NamedSymbol& a, const NamedSymbol& b) { return a.name < b.name; });
   std::vector<KallsymsEntry> entries;
   std::uint64_t at = 0xffffffff81000000;
   entries.push_back({at, 'T', "_stext"});
@@ -101,8 +105,8 @@ BOOST_AUTO_TEST_CASE(a_written_profile_reads_back_with_every_table_and_answer) {
       const std::string name = "f" + std::to_string(n);
       for (std::size_t pad = 0; pad < 40; pad += 13) {
         const std::string full = name + std::string(pad, 'x');
-        std::vector<Symbol> want;
-        for (const Symbol& s : p.symbols_by_name)
+        std::vector<NamedSymbol> want;
+        for (const NamedSymbol& s : p.symbols_by_name)
           if (s.name == full) want.push_back(s);
         const std::vector<Symbol> got = q->symbols_named(full);
         BOOST_REQUIRE_EQUAL(got.size(), want.size());
@@ -112,11 +116,11 @@ BOOST_AUTO_TEST_CASE(a_written_profile_reads_back_with_every_table_and_answer) {
         }
       }
     }
-    BOOST_TEST(q->kallsyms_table().entries().size() == p.kallsyms->entries().size());
+    BOOST_TEST(q->kallsyms_table()->entries().size() == p.kallsyms->entries().size());
     BOOST_TEST(q->kallsyms_source == "generated");
     for (std::uint64_t a = 0xffffffff81000000; a < 0xffffffff81003000; a += 37) {
       const auto want = p.kallsyms->lookup(a);
-      const auto got = q->kallsyms_table().lookup(a);
+      const auto got = q->kallsyms_table()->lookup(a);
       BOOST_REQUIRE_EQUAL(got.has_value(), want.has_value());
       if (got) BOOST_TEST(got->name == want->name);
     }
@@ -295,6 +299,41 @@ BOOST_AUTO_TEST_CASE(a_warm_session_asked_something_new_adds_it_to_the_profile) 
   auto again = KernelDebugInfo::open(BTAUDIT_MINIKERNEL, cached_in(dir));
   BOOST_TEST(again->profile_state().starts_with("warm "));
   BOOST_TEST(answers_of(*again) == answers);
+}
+
+// kallsyms joins the profile only once a session asks for it: a `vmcore` session
+// reads the dump's own table, and decoding and storing vmlinux's would make its cold
+// run slower than a run without the cache.
+BOOST_AUTO_TEST_CASE(kallsyms_is_stored_by_the_first_session_that_asks_for_it) {
+  TempDir dir;
+  const auto stored = [&](const KernelDebugInfo& info) {
+    std::string problem;
+    auto p = load_profile_file(minikernel_profile(dir), *info.build_id(), fs::file_size(BTAUDIT_MINIKERNEL), problem);
+    BOOST_REQUIRE_MESSAGE(p, problem);
+    return p->has_kallsyms();
+  };
+  auto plain = KernelDebugInfo::open(BTAUDIT_MINIKERNEL, DebugInfoOptions{});
+  const std::string want = answers_of(*plain);
+  {
+    auto cold = KernelDebugInfo::open(BTAUDIT_MINIKERNEL, cached_in(dir));
+    BOOST_TEST(cold->function("mk_start", "").has_value());  // a by-name question: no kallsyms needed
+    BOOST_REQUIRE_EQUAL(cold->save_profile(), "");
+    BOOST_TEST(!stored(*cold));
+  }
+  {
+    auto warm = KernelDebugInfo::open(BTAUDIT_MINIKERNEL, cached_in(dir));
+    BOOST_REQUIRE(warm->profile_state().starts_with("warm "));
+    BOOST_TEST(warm->kallsyms_source() == plain->kallsyms_source());  // decoded from the file, as without a cache
+    BOOST_TEST(answers_of(*warm) == want);
+    BOOST_REQUIRE_EQUAL(warm->save_profile(), "");
+    BOOST_TEST(stored(*warm));
+  }
+  const auto written = fs::last_write_time(minikernel_profile(dir));
+  auto again = KernelDebugInfo::open(BTAUDIT_MINIKERNEL, cached_in(dir));
+  BOOST_TEST(again->profile_state().starts_with("warm "));
+  BOOST_TEST(answers_of(*again) == want);
+  BOOST_REQUIRE_EQUAL(again->save_profile(), "");
+  BOOST_TEST((fs::last_write_time(minikernel_profile(dir)) == written));  // nothing new: the file is left alone
 }
 
 BOOST_AUTO_TEST_CASE(a_truncated_flipped_or_foreign_profile_is_rebuilt_and_never_trusted) {
