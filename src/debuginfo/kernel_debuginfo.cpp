@@ -33,7 +33,7 @@ void KernelDebugInfo::DwflDeleter::operator()(Dwfl* d) const { dwfl_end(d); }
 // The symbols of one module, built once from the ELF symbol table: sorted by
 // name and, within a name, in symbol-table order (the order the profile keeps).
 struct KernelDebugInfo::SymbolTable {
-  std::vector<NamedSymbol> by_name;
+  std::vector<SymbolView> by_name;
 };
 
 KernelDebugInfo::FileHandle::~FileHandle() {
@@ -194,7 +194,7 @@ std::string KernelDebugInfo::save_profile() {
     }
   }
   if (!profile_dirty_) return {};
-  std::vector<NamedSymbol>* table = warm() ? nullptr : &symbols_of(kernel_).by_name;
+  std::vector<SymbolView>* table = warm() ? nullptr : &symbols_of(kernel_).by_name;
   if (table) {
     std::swap(*table, profile_->symbols_by_name);
     std::swap(kallsyms_, profile_->kallsyms);
@@ -307,14 +307,14 @@ KernelDebugInfo::SymbolTable& KernelDebugInfo::symbols_of(Dwfl_Module* mod) {
     const int type = GELF_ST_TYPE(sym.st_info);
     if (type != STT_FUNC && type != STT_NOTYPE && type != STT_OBJECT) return;
     if (sym.st_shndx == SHN_UNDEF) return;
-    slot->by_name.push_back(NamedSymbol{name, addr, sym.st_size});
+    slot->by_name.push_back(SymbolView{name, addr, sym.st_size});
   });
   std::stable_sort(slot->by_name.begin(), slot->by_name.end(),
-                   [](const NamedSymbol& a, const NamedSymbol& b) { return a.name < b.name; });
+                   [](const SymbolView& a, const SymbolView& b) { return a.name < b.name; });
   return *slot;
 }
 
-const std::vector<NamedSymbol>& KernelDebugInfo::kernel_symbols_by_name() {
+const std::vector<SymbolView>& KernelDebugInfo::kernel_symbols_by_name() {
   ensure_dwfl();
   return symbols_of(kernel_).by_name;
 }
@@ -327,7 +327,7 @@ std::optional<Symbol> KernelDebugInfo::function(std::string_view name, std::stri
   if (module.empty() && warm()) {
     named = profile_->symbols_named(name);
   } else {
-    const std::vector<NamedSymbol>* table = nullptr;
+    const std::vector<SymbolView>* table = nullptr;
     if (module.empty()) {
       table = &kernel_symbols_by_name();
     } else {
@@ -336,8 +336,8 @@ std::optional<Symbol> KernelDebugInfo::function(std::string_view name, std::stri
       table = &symbols_of(mod).by_name;
     }
     struct ByName {
-      bool operator()(const NamedSymbol& a, std::string_view b) const { return a.name < b; }
-      bool operator()(std::string_view a, const NamedSymbol& b) const { return a < b.name; }
+      bool operator()(const SymbolView& a, std::string_view b) const { return a.name < b; }
+      bool operator()(std::string_view a, const SymbolView& b) const { return a < b.name; }
     };
     const auto [first, last] = std::equal_range(table->begin(), table->end(), name, ByName{});
     for (auto it = first; it != last; ++it)

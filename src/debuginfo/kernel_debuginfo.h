@@ -107,7 +107,7 @@ class KernelDebugInfo {
   bool warm() const { return profile_warm_; }
   bool in_vmlinux(std::uint64_t address) const { return address >= kernel_start_ && address < kernel_end_; }
   std::size_t read_file_code(std::uint64_t address, std::span<std::uint8_t> out);
-  const std::vector<NamedSymbol>& kernel_symbols_by_name();
+  const std::vector<SymbolView>& kernel_symbols_by_name();
   struct SymbolTable;
   SymbolTable& symbols_of(Dwfl_Module* mod);
   std::optional<Symbol> lookup_symbol(std::uint64_t address);

@@ -166,17 +166,17 @@ void get_answers(Reader& r, std::map<std::string, std::optional<T>, std::less<>>
 
 constexpr std::size_t kSymbolRecord = 24;  // u32 name offset, u32 name length, u64 address, u64 size
 
-void put_stored_symbols(Writer& w, const std::vector<NamedSymbol>& symbols) {
+void put_stored_symbols(Writer& w, const std::vector<SymbolView>& symbols) {
   w.put<std::uint64_t>(symbols.size());
   std::uint64_t names = 0;
-  for (const NamedSymbol& s : symbols) {
+  for (const SymbolView& s : symbols) {
     w.put<std::uint32_t>(static_cast<std::uint32_t>(names));
     w.put<std::uint32_t>(static_cast<std::uint32_t>(s.name.size()));
     w.put(s.address);
     w.put(s.size);
     names += s.name.size();
   }
-  for (const NamedSymbol& s : symbols) w.bytes() += s.name;
+  for (const SymbolView& s : symbols) w.bytes() += s.name;
 }
 
 void put_stored_kallsyms(Writer& w, const KallsymsTable& t, const std::string& source) {
@@ -353,7 +353,7 @@ struct SerializedProfile {
 SerializedProfile serialize_parts(const KernelProfile& p) {
   Writer payload;
   std::size_t estimate = std::size_t{1} << 16;  // room for the whole payload at once: no regrowth copies
-  for (const NamedSymbol& s : p.symbols_by_name) estimate += 28 + s.name.size();
+  for (const SymbolView& s : p.symbols_by_name) estimate += 28 + s.name.size();
   if (p.kallsyms)
     for (const KallsymsEntry& e : p.kallsyms->entries()) estimate += 13 + e.name.size();
   estimate += p.stored_symbols.size() + p.stored_kallsyms.size() + p.source_answers.size() * 256;
@@ -431,7 +431,7 @@ std::size_t KernelProfile::symbol_count() const {
 std::vector<Symbol> KernelProfile::symbols_named(std::string_view name) const {
   std::vector<Symbol> out;
   if (!symbols_by_name.empty()) {
-    for (const NamedSymbol& s : symbols_by_name)
+    for (const SymbolView& s : symbols_by_name)
       if (s.name == name) out.push_back(Symbol{std::string(s.name), s.address, s.size, {}});
     return out;
   }

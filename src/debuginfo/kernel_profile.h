@@ -48,15 +48,6 @@ struct ProfileSection {
   std::uint64_t offset = 0;
 };
 
-// One vmlinux ELF symbol of the by-name table. The name is a view into the ELF
-// file's string table (libelf's data, alive as long as the session's Dwfl) or into
-// what `file_bytes` keeps: 130,000 of these sort and serialize without a copy.
-struct NamedSymbol {
-  std::string_view name;
-  std::uint64_t address = 0;
-  std::uint64_t size = 0;
-};
-
 struct KernelProfile {
   static constexpr std::uint32_t kFormatVersion = 1;
 
@@ -69,8 +60,9 @@ struct KernelProfile {
   // searches), which every session fills; its kallsyms as the kernel computes them, which
   // joins the profile only once a session asked for it (a `vmcore` session reads the
   // dump's own table and never does: decoding and storing vmlinux's would make its cold
-  // run slower than a run without the cache).
-  std::vector<NamedSymbol> symbols_by_name;
+  // run slower than a run without the cache). The names of symbols_by_name are borrowed
+  // from libelf's string table (a cold session's) or from what file_bytes keeps.
+  std::vector<SymbolView> symbols_by_name;
   std::optional<KallsymsTable> kallsyms;
   std::string kallsyms_source;
   // Answers: nullopt inside means "asked, and there is none".

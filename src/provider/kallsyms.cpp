@@ -99,18 +99,19 @@ bool kallsyms_keeps(std::string_view name, char type) {
 }
 
 void KallsymsTable::find_ranges() {
-  stext_ = etext_ = sinittext_ = einittext_ = end_ = 0;
+  KallsymsRanges& r = ranges_;
+  r.stext = r.etext = r.sinittext = r.einittext = r.end = 0;
   for (const KallsymsEntry& e : entries_) {
     if (e.name == "_stext")
-      stext_ = e.address;
+      r.stext = e.address;
     else if (e.name == "_etext")
-      etext_ = e.address;
+      r.etext = e.address;
     else if (e.name == "_sinittext")
-      sinittext_ = e.address;
+      r.sinittext = e.address;
     else if (e.name == "_einittext")
-      einittext_ = e.address;
+      r.einittext = e.address;
     else if (e.name == "_end")
-      end_ = e.address;
+      r.end = e.address;
   }
 }
 
@@ -120,13 +121,13 @@ KallsymsTable KallsymsTable::from_kernel(std::vector<KallsymsEntry> entries, std
   t.find_ranges();
   // Without CONFIG_KALLSYMS_ALL, nothing outside the text ranges but __start_*/__stop_* is
   // kept: _end, at the image's end, is there exactly when all symbols are.
-  t.all_ = all_symbols.value_or(t.end_ != 0);
+  t.ranges_.all = all_symbols.value_or(t.ranges_.end != 0);
   return t;
 }
 
 KallsymsTable KallsymsTable::from_elf(const std::vector<ElfSymbolFacts>& symbols, bool all_symbols) {
   KallsymsTable t;
-  t.all_ = all_symbols;
+  t.ranges_.all = all_symbols;
   // nm -n: by address, then by name (strcoll in the C locale the kernel's Makefile sets).
   std::vector<std::size_t> order(symbols.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
@@ -145,10 +146,11 @@ KallsymsTable KallsymsTable::from_elf(const std::vector<ElfSymbolFacts>& symbols
     // and nothing else at _etext's or _einittext's address (it may move between link passes).
     const auto valid = [&](const KallsymsEntry& e) {
       if (starts_with(e.name, "__start_") || starts_with(e.name, "__stop_")) return true;
-      const bool in_text = e.address >= t.stext_ && e.address <= t.etext_;
-      const bool in_init = e.address >= t.sinittext_ && e.address <= t.einittext_;
+      const KallsymsRanges& r = t.ranges_;
+      const bool in_text = e.address >= r.stext && e.address <= r.etext;
+      const bool in_init = e.address >= r.sinittext && e.address <= r.einittext;
       if (!in_text && !in_init) return false;
-      return !((e.address == t.etext_ && e.name != "_etext") || (e.address == t.einittext_ && e.name != "_einittext"));
+      return !((e.address == r.etext && e.name != "_etext") || (e.address == r.einittext && e.name != "_einittext"));
     };
     std::erase_if(t.entries_, [&](const KallsymsEntry& e) { return !valid(e); });
   }
@@ -164,34 +166,10 @@ KallsymsTable KallsymsTable::from_elf(const std::vector<ElfSymbolFacts>& symbols
   return t;
 }
 
-bool KallsymsTable::covers(std::uint64_t a) const {
-  if (all_ && end_) return a >= stext_ && a < end_;
-  return (a >= stext_ && a < etext_) || (a >= sinittext_ && a < einittext_);
-}
-
 std::optional<Symbol> KallsymsTable::lookup(std::uint64_t a) const {
-  if (entries_.empty() || !covers(a)) return std::nullopt;
-  // get_symbol_pos(): the last entry at or below a, then back to the first of its aliases.
-  auto it = std::upper_bound(entries_.begin(), entries_.end(), a,
-                             [](std::uint64_t v, const KallsymsEntry& e) { return v < e.address; });
-  if (it == entries_.begin()) return std::nullopt;
-  auto low = std::prev(it);
-  while (low != entries_.begin() && std::prev(low)->address == low->address) --low;
-  const std::uint64_t start = low->address;
-  auto next = std::find_if(std::next(low), entries_.end(), [&](const KallsymsEntry& e) { return e.address > start; });
-  std::uint64_t end = 0;
-  if (next != entries_.end()) {
-    end = next->address;
-  } else if (a >= sinittext_ && a < einittext_) {
-    end = einittext_;
-  } else {
-    end = all_ && end_ ? end_ : etext_;
-  }
-  Symbol s;
-  s.name = low->name;
-  s.address = start;
-  s.size = end > start ? end - start : 0;
-  return s;
+  return kallsyms_lookup(
+      entries_.size(), [&](std::size_t i) { return entries_[i].address; },
+      [&](std::size_t i) -> std::string_view { return entries_[i].name; }, ranges_, a);
 }
 
 std::optional<std::uint64_t> KallsymsTable::address_of(std::string_view name) const {

@@ -61,6 +61,57 @@ char nm_type(const ElfSymbolFacts& s);
 // kallsyms ever sees this name and type.
 bool kallsyms_keeps(std::string_view name, char type);
 
+// The addresses that bound what kallsyms answers for, and whether it holds all
+// symbols (CONFIG_KALLSYMS_ALL): what a lookup needs besides the entries.
+struct KallsymsRanges {
+  std::uint64_t stext = 0, etext = 0, sinittext = 0, einittext = 0, end = 0;
+  bool all = false;
+  // is_ksym_addr().
+  bool covers(std::uint64_t address) const {
+    if (all && end) return address >= stext && address < end;
+    return (address >= stext && address < etext) || (address >= sinittext && address < einittext);
+  }
+};
+
+// %pS's symbol for an address over any address-sorted entry store: `count` entries,
+// `address_at(i)` and `name_at(i)` reading entry i (a decoded table, or a profile's
+// stored arrays read in place). kernel/kallsyms.c get_symbol_pos(): the last entry at
+// or below the address, moved back to the first of its aliases; its size is the
+// distance to the next higher address, or past the last one to _einittext (init
+// text), _end (CONFIG_KALLSYMS_ALL) or _etext.
+template <typename AddressAt, typename NameAt>
+std::optional<Symbol> kallsyms_lookup(std::size_t count, AddressAt address_at, NameAt name_at,
+                                      const KallsymsRanges& r, std::uint64_t a) {
+  if (count == 0 || !r.covers(a)) return std::nullopt;
+  std::size_t lo = 0, hi = count;  // the first entry above a
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (a < address_at(mid)) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  if (lo == 0) return std::nullopt;
+  std::size_t low = lo - 1;
+  const std::uint64_t start = address_at(low);
+  while (low > 0 && address_at(low - 1) == start) --low;
+  std::size_t next = lo;  // entries after lo - 1 are all above a, hence above start
+  std::uint64_t end = 0;
+  if (next < count) {
+    end = address_at(next);
+  } else if (a >= r.sinittext && a < r.einittext) {
+    end = r.einittext;
+  } else {
+    end = r.all && r.end ? r.end : r.etext;
+  }
+  Symbol s;
+  s.name = std::string(name_at(low));
+  s.address = start;
+  s.size = end > start ? end - start : 0;
+  return s;
+}
+
 class KallsymsTable {
  public:
   KallsymsTable() = default;
@@ -74,12 +125,13 @@ class KallsymsTable {
   // outside the addresses kallsyms answers for.
   std::optional<Symbol> lookup(std::uint64_t address) const;
   // is_ksym_addr().
-  bool covers(std::uint64_t address) const;
+  bool covers(std::uint64_t address) const { return ranges_.covers(address); }
   // The first entry of a name (name lookups are rare: a linear search).
   std::optional<std::uint64_t> address_of(std::string_view name) const;
 
   const std::vector<KallsymsEntry>& entries() const { return entries_; }
-  bool all_symbols() const { return all_; }
+  bool all_symbols() const { return ranges_.all; }
+  const KallsymsRanges& ranges() const { return ranges_; }
   bool empty() const { return entries_.empty(); }
 
   // Every address moves by `delta` (KASLR: link to runtime addresses). Absolute
@@ -89,8 +141,7 @@ class KallsymsTable {
  private:
   void find_ranges();
   std::vector<KallsymsEntry> entries_;
-  bool all_ = false;
-  std::uint64_t stext_ = 0, etext_ = 0, sinittext_ = 0, einittext_ = 0, end_ = 0;
+  KallsymsRanges ranges_;
 };
 
 }  // namespace btaudit

@@ -58,7 +58,7 @@ KernelProfile generated_profile(unsigned seed, const std::string& build_id) {
   }
   p.file_bytes = names;
   std::stable_sort(p.symbols_by_name.begin(), p.symbols_by_name.end(),
-                   [](const NamedSymbol& a, const NamedSymbol& b) { return a.name < b.name; });
+                   [](const SymbolView& a, const SymbolView& b) { return a.name < b.name; });
   std::vector<KallsymsEntry> entries;
   std::uint64_t at = 0xffffffff81000000;
   entries.push_back({at, 'T', "_stext"});
@@ -105,8 +105,8 @@ BOOST_AUTO_TEST_CASE(a_written_profile_reads_back_with_every_table_and_answer) {
       const std::string name = "f" + std::to_string(n);
       for (std::size_t pad = 0; pad < 40; pad += 13) {
         const std::string full = name + std::string(pad, 'x');
-        std::vector<NamedSymbol> want;
-        for (const NamedSymbol& s : p.symbols_by_name)
+        std::vector<SymbolView> want;
+        for (const SymbolView& s : p.symbols_by_name)
           if (s.name == full) want.push_back(s);
         const std::vector<Symbol> got = q->symbols_named(full);
         BOOST_REQUIRE_EQUAL(got.size(), want.size());
