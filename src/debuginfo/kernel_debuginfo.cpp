@@ -519,7 +519,10 @@ const std::string& KernelDebugInfo::kallsyms_source() {
   return warm() ? profile_->kallsyms_source : kallsyms_source_;
 }
 
-std::optional<Symbol> KernelDebugInfo::kallsyms_at(std::uint64_t address) { return kallsyms().lookup(address); }
+std::optional<Symbol> KernelDebugInfo::kallsyms_at(std::uint64_t address) {
+  if (warm() && profile_->has_kallsyms()) return profile_->kallsyms_at(address);  // no decoding
+  return kallsyms().lookup(address);
+}
 
 // With a warm profile, vmlinux's bytes come from its file through the section table
 // the profile keeps: the first allocated section holding the address, as libdwfl finds it.

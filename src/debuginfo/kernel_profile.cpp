@@ -179,42 +179,84 @@ void put_stored_symbols(Writer& w, const std::vector<SymbolView>& symbols) {
   for (const SymbolView& s : symbols) w.bytes() += s.name;
 }
 
+// kallsyms as arrays a lookup binary-searches in place (KernelProfile::kallsyms_at):
+//   u8 all_symbols, source, u32 count, u64 stext, etext, sinittext, einittext, end,
+//   count x u64 address, count x u8 type, count x u32 end of the name in names, names.
 void put_stored_kallsyms(Writer& w, const KallsymsTable& t, const std::string& source) {
-  w.put<std::uint8_t>(t.all_symbols());
+  const KallsymsRanges& r = t.ranges();
+  w.put<std::uint8_t>(r.all);
   w.str(source);
   w.count(t.entries().size());
-  for (const KallsymsEntry& e : t.entries()) {
-    w.put(e.address);
-    w.put(e.type);
-    w.str(e.name);
-  }
+  for (std::uint64_t v : {r.stext, r.etext, r.sinittext, r.einittext, r.end}) w.put(v);
+  for (const KallsymsEntry& e : t.entries()) w.put(e.address);
+  for (const KallsymsEntry& e : t.entries()) w.put(e.type);
+  std::uint32_t end = 0;
+  for (const KallsymsEntry& e : t.entries()) w.put<std::uint32_t>(end += static_cast<std::uint32_t>(e.name.size()));
+  for (const KallsymsEntry& e : t.entries()) w.bytes() += e.name;
 }
 
-// Walks stored kallsyms, making the table only when `out` is given (a check otherwise).
-bool read_stored_kallsyms(std::string_view stored, std::string* source, std::optional<KallsymsTable>* out) {
+template <typename T>
+T load(const char* at) {
+  T v;
+  std::memcpy(&v, at, sizeof v);
+  return v;
+}
+
+}  // namespace
+
+// Checks the arrays once when the file is read (addresses sorted, name ends rising
+// within the names), so that lookups read them without checks.
+bool StoredKallsyms::parse(std::string_view stored, std::string* source) {
   Reader r(stored);
-  const bool all = r.flag();
+  ranges.all = r.flag();
   if (source) {
     *source = r.str();
   } else {
     r.skip_str();
   }
-  const std::uint32_t count = r.count();
-  std::vector<KallsymsEntry> entries;
-  if (out) entries.reserve(count);
-  for (std::uint32_t n = count; n > 0 && !r.failed(); --n) {
-    const auto address = r.get<std::uint64_t>();
-    const auto type = r.get<char>();
-    if (!out) {
-      r.skip_str();
-      continue;
-    }
-    entries.push_back({address, type, r.str()});
-  }
+  count = r.count();
+  for (std::uint64_t* v : {&ranges.stext, &ranges.etext, &ranges.sinittext, &ranges.einittext, &ranges.end})
+    *v = r.get<std::uint64_t>();
+  addresses = r.view(std::uint64_t{count} * 8).data();
+  types = r.view(count).data();
+  name_ends = r.view(std::uint64_t{count} * 4).data();
+  if (r.failed()) return false;
+  const std::uint32_t names_size = count ? load<std::uint32_t>(name_ends + (count - 1) * 4) : 0;
+  names = r.view(names_size);
   if (r.failed() || !r.at_end()) return false;
-  if (out) *out = KallsymsTable::from_kernel(std::move(entries), all);
+  std::uint64_t last_address = 0;
+  std::uint32_t last_end = 0;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const auto address = address_at(i);
+    const auto end = load<std::uint32_t>(name_ends + std::size_t{i} * 4);
+    if (address < last_address || end < last_end) return false;
+    last_address = address;
+    last_end = end;
+  }
   return true;
 }
+
+std::uint64_t StoredKallsyms::address_at(std::size_t i) const { return load<std::uint64_t>(addresses + i * 8); }
+
+std::string_view StoredKallsyms::name_at(std::size_t i) const {
+  const std::uint32_t begin = i ? load<std::uint32_t>(name_ends + (i - 1) * 4) : 0;
+  return names.substr(begin, load<std::uint32_t>(name_ends + i * 4) - begin);
+}
+
+std::optional<Symbol> StoredKallsyms::lookup(std::uint64_t address) const {
+  return kallsyms_lookup(
+      count, [&](std::size_t i) { return address_at(i); }, [&](std::size_t i) { return name_at(i); }, ranges,
+      address);
+}
+
+KallsymsTable StoredKallsyms::table() const {
+  std::vector<KallsymsEntry> entries;
+  entries.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) entries.push_back({address_at(i), types[i], std::string(name_at(i))});
+  return KallsymsTable::from_kernel(std::move(entries), ranges.all);
+}
+
+namespace {
 
 // Every record's name lies inside the names that follow the records.
 bool check_stored_symbols(std::string_view stored) {
@@ -298,7 +340,7 @@ bool get_payload(Reader& r, KernelProfile& p) {
   p.stored_symbols = r.view(r.get<std::uint64_t>());
   p.stored_kallsyms = r.view(r.get<std::uint64_t>());
   if (r.failed() || !check_stored_symbols(p.stored_symbols) ||
-      (!p.stored_kallsyms.empty() && !read_stored_kallsyms(p.stored_kallsyms, &p.kallsyms_source, nullptr)))
+      (!p.stored_kallsyms.empty() && !p.kallsyms_arrays.parse(p.stored_kallsyms, &p.kallsyms_source)))
     return false;
   for (std::uint32_t n = r.count(); n > 0 && !r.failed(); --n) {
     const auto address = r.get<std::uint64_t>();
@@ -355,7 +397,7 @@ SerializedProfile serialize_parts(const KernelProfile& p) {
   std::size_t estimate = std::size_t{1} << 16;  // room for the whole payload at once: no regrowth copies
   for (const SymbolView& s : p.symbols_by_name) estimate += 28 + s.name.size();
   if (p.kallsyms)
-    for (const KallsymsEntry& e : p.kallsyms->entries()) estimate += 13 + e.name.size();
+    for (const KallsymsEntry& e : p.kallsyms->entries()) estimate += 13 + e.name.size();  // 8 + 1 + 4
   estimate += p.stored_symbols.size() + p.stored_kallsyms.size() + p.source_answers.size() * 256;
   payload.bytes().reserve(estimate);
   put_payload(payload, p);
@@ -467,9 +509,12 @@ std::vector<Symbol> KernelProfile::symbols_named(std::string_view name) const {
 }
 
 const KallsymsTable* KernelProfile::kallsyms_table() {
-  if (!kallsyms && !stored_kallsyms.empty() && !read_stored_kallsyms(stored_kallsyms, nullptr, &kallsyms))
-    kallsyms.emplace();  // checked when the file was read: cannot fail here
+  if (!kallsyms && !stored_kallsyms.empty()) kallsyms = kallsyms_arrays.table();
   return kallsyms ? &*kallsyms : nullptr;
+}
+
+std::optional<Symbol> KernelProfile::kallsyms_at(std::uint64_t address) const {
+  return kallsyms ? kallsyms->lookup(address) : kallsyms_arrays.lookup(address);
 }
 
 std::unique_ptr<KernelProfile> load_profile_file(const std::string& path, std::string_view build_id,

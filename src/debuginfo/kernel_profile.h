@@ -48,8 +48,28 @@ struct ProfileSection {
   std::uint64_t offset = 0;
 };
 
+// A profile's kallsyms as stored: arrays in the file's bytes that a lookup
+// binary-searches in place, with kallsyms_lookup's rules. A batch worker or an
+// `analyze --vmlinux` run asks for a few dozen addresses: decoding 130,000 names
+// into a KallsymsTable first was half of such a run.
+struct StoredKallsyms {
+  KallsymsRanges ranges;
+  std::uint32_t count = 0;
+  const char* addresses = nullptr;  // count x u64
+  const char* types = nullptr;      // count x nm type letter
+  const char* name_ends = nullptr;  // count x u32: name i is names[end(i - 1), end(i))
+  std::string_view names;
+
+  // false when the bytes are not whole arrays with sorted addresses and names inside.
+  bool parse(std::string_view stored, std::string* source);
+  std::optional<Symbol> lookup(std::uint64_t address) const;
+  KallsymsTable table() const;  // every entry decoded
+  std::uint64_t address_at(std::size_t i) const;
+  std::string_view name_at(std::size_t i) const;
+};
+
 struct KernelProfile {
-  static constexpr std::uint32_t kFormatVersion = 1;
+  static constexpr std::uint32_t kFormatVersion = 2;  // 2: kallsyms as arrays (StoredKallsyms), stored when asked
 
   std::string build_id;
   std::uint64_t vmlinux_size = 0;                  // a file of the same build id but another size is not this kernel's
@@ -75,8 +95,9 @@ struct KernelProfile {
   // A loaded profile reads its bulk tables from the file's bytes as they are asked for:
   // a name is a binary search over fixed records, kallsyms is decoded on first use.
   std::vector<Symbol> symbols_named(std::string_view name) const;
-  // nullptr when no session has stored kallsyms yet.
+  // nullptr when no session has stored kallsyms yet (check has_kallsyms first).
   const KallsymsTable* kallsyms_table();
+  std::optional<Symbol> kallsyms_at(std::uint64_t address) const;  // has_kallsyms(): without decoding
   bool has_kallsyms() const { return kallsyms || !stored_kallsyms.empty(); }
   bool complete() const { return symbol_count() > 0; }
   std::size_t symbol_count() const;
@@ -84,8 +105,8 @@ struct KernelProfile {
   // The file's bytes and the stored forms of the bulk tables (set by parse_profile).
   std::shared_ptr<const void> file_bytes;  // a mapping of the file, or a copy: what stored views point into
   std::string_view stored_symbols;   // u64 count, count x {u32 name offset, u32 length, u64 address, u64 size}, names
-  std::string_view stored_kallsyms;  // empty (not stored), or u8 all_symbols, source, u32 count,
-                                     // count x {u64 address, u8 type, name}
+  std::string_view stored_kallsyms;  // empty (not stored), or StoredKallsyms' arrays
+  StoredKallsyms kallsyms_arrays;
 };
 
 std::string serialize_profile(const KernelProfile& p);
