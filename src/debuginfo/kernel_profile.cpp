@@ -6,11 +6,13 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <stdexcept>
 #include <system_error>
+#include <utility>
 
 namespace btaudit {
 
@@ -35,17 +37,28 @@ std::uint32_t crc_of(std::string_view bytes) {
   return static_cast<std::uint32_t>(crc);
 }
 
+// Builds a profile's bytes in memory, or streams them to a file in pieces of
+// kPiece with their CRC-32 and count (a cold session's 5 MB profile then costs no
+// 5 MB buffer: on this project's VMs its page faults were most of the write).
 class Writer {
  public:
+  static constexpr std::size_t kPiece = std::size_t{256} << 10;
+  Writer() = default;
+  explicit Writer(int fd) : fd_(fd) { out_.reserve(kPiece * 2); }
+
   template <typename T>
   void put(T v) {
     char b[sizeof(T)];
     std::memcpy(b, &v, sizeof(T));  // little-endian: the profile is read back on the machine that wrote it
-    out_.append(b, sizeof(T));
+    raw({b, sizeof(T)});
+  }
+  void raw(std::string_view bytes) {
+    out_.append(bytes);
+    if (fd_ >= 0 && out_.size() >= kPiece) flush();
   }
   void str(std::string_view s) {
     put<std::uint32_t>(static_cast<std::uint32_t>(s.size()));
-    out_.append(s);
+    raw(s);
   }
   void symbol(const Symbol& s) {
     str(s.name);
@@ -59,19 +72,45 @@ class Writer {
     put<std::int32_t>(l.column);
   }
   void count(std::size_t n) { put<std::uint32_t>(static_cast<std::uint32_t>(n)); }
+  // The bytes written so far (streamed or not).
+  std::uint64_t position() const { return sent_ + out_.size(); }
+  // In memory: everything; streamed: what has not gone out yet.
   std::string& bytes() { return out_; }
-  // A u64 length to be filled in by end_block once what it measures is written.
-  std::size_t begin_block() {
-    put<std::uint64_t>(0);
-    return out_.size();
+  // Streamed: sends the rest. false when a write failed (errno says why).
+  bool flush() {
+    if (fd_ < 0 || failed_) return !failed_;
+    crc_ = crc32_combine_piece(crc_, out_);
+    for (std::string_view left = out_; !left.empty();) {
+      const ssize_t n = ::write(fd_, left.data(), left.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        failed_ = true;
+        return false;
+      }
+      left.remove_prefix(static_cast<std::size_t>(n));
+    }
+    sent_ += out_.size();
+    out_.clear();
+    return true;
   }
-  void end_block(std::size_t start) {
-    const std::uint64_t n = out_.size() - start;
-    std::memcpy(out_.data() + start - 8, &n, 8);
+  std::uint32_t streamed_crc() const { return static_cast<std::uint32_t>(crc_); }
+  // A table written after its announced size: a different count of bytes is a bug
+  // that would make every later run reject and rebuild the file.
+  void check_size(std::uint64_t start, std::uint64_t announced) {
+    if (position() - start != announced) size_mismatch_ = true;
   }
+  bool size_mismatch() const { return size_mismatch_; }
 
  private:
+  static uLong crc32_combine_piece(uLong crc, std::string_view bytes) {
+    return crc32(crc, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(bytes.size()));
+  }
+  int fd_ = -1;
   std::string out_;
+  std::uint64_t sent_ = 0;
+  uLong crc_ = crc32(0L, Z_NULL, 0);
+  bool failed_ = false;
+  bool size_mismatch_ = false;
 };
 
 // Every read is checked against what is left; the first failure sticks.
@@ -166,6 +205,12 @@ void get_answers(Reader& r, std::map<std::string, std::optional<T>, std::less<>>
 
 constexpr std::size_t kSymbolRecord = 24;  // u32 name offset, u32 name length, u64 address, u64 size
 
+std::uint64_t stored_symbols_size(const std::vector<SymbolView>& symbols) {
+  std::uint64_t n = 8 + symbols.size() * kSymbolRecord;
+  for (const SymbolView& s : symbols) n += s.name.size();
+  return n;
+}
+
 void put_stored_symbols(Writer& w, const std::vector<SymbolView>& symbols) {
   w.put<std::uint64_t>(symbols.size());
   std::uint64_t names = 0;
@@ -176,12 +221,18 @@ void put_stored_symbols(Writer& w, const std::vector<SymbolView>& symbols) {
     w.put(s.size);
     names += s.name.size();
   }
-  for (const SymbolView& s : symbols) w.bytes() += s.name;
+  for (const SymbolView& s : symbols) w.raw(s.name);
 }
 
 // kallsyms as arrays a lookup binary-searches in place (KernelProfile::kallsyms_at):
 //   u8 all_symbols, source, u32 count, u64 stext, etext, sinittext, einittext, end,
 //   count x u64 address, count x u8 type, count x u32 end of the name in names, names.
+std::uint64_t stored_kallsyms_size(const KallsymsTable& t, const std::string& source) {
+  std::uint64_t n = 1 + 4 + source.size() + 4 + 5 * 8;
+  for (const KallsymsEntry& e : t.entries()) n += 8 + 1 + 4 + e.name.size();
+  return n;
+}
+
 void put_stored_kallsyms(Writer& w, const KallsymsTable& t, const std::string& source) {
   const KallsymsRanges& r = t.ranges();
   w.put<std::uint8_t>(r.all);
@@ -192,7 +243,7 @@ void put_stored_kallsyms(Writer& w, const KallsymsTable& t, const std::string& s
   for (const KallsymsEntry& e : t.entries()) w.put(e.type);
   std::uint32_t end = 0;
   for (const KallsymsEntry& e : t.entries()) w.put<std::uint32_t>(end += static_cast<std::uint32_t>(e.name.size()));
-  for (const KallsymsEntry& e : t.entries()) w.bytes() += e.name;
+  for (const KallsymsEntry& e : t.entries()) w.raw(e.name);
 }
 
 template <typename T>
@@ -283,21 +334,27 @@ void put_payload(Writer& w, const KernelProfile& p) {
     w.put(s.size);
     w.put(s.offset);
   }
-  // A loaded profile writes its stored tables back as they are.
-  std::size_t block = w.begin_block();
+  // The two bulk tables, each after its size; a loaded profile writes them back as they are.
   if (p.symbols_by_name.empty()) {
-    w.bytes() += p.stored_symbols;
+    w.put<std::uint64_t>(p.stored_symbols.size());
+    w.raw(p.stored_symbols);
   } else {
+    const std::uint64_t size = stored_symbols_size(p.symbols_by_name);
+    w.put(size);
+    const std::uint64_t start = w.position();
     put_stored_symbols(w, p.symbols_by_name);
+    w.check_size(start, size);
   }
-  w.end_block(block);
-  block = w.begin_block();
   if (p.kallsyms) {
+    const std::uint64_t size = stored_kallsyms_size(*p.kallsyms, p.kallsyms_source);
+    w.put(size);
+    const std::uint64_t start = w.position();
     put_stored_kallsyms(w, *p.kallsyms, p.kallsyms_source);
+    w.check_size(start, size);
   } else {
-    w.bytes() += p.stored_kallsyms;
+    w.put<std::uint64_t>(p.stored_kallsyms.size());
+    w.raw(p.stored_kallsyms);
   }
-  w.end_block(block);
   w.count(p.symbol_answers.size());
   for (const auto& [address, s] : p.symbol_answers) {
     w.put(address);
@@ -387,34 +444,24 @@ std::string profile_path(const std::string& dir, const std::string& build_id, st
 
 namespace {
 
-struct SerializedProfile {
-  std::string header;
-  std::string payload;
-};
-
-SerializedProfile serialize_parts(const KernelProfile& p) {
-  Writer payload;
-  std::size_t estimate = std::size_t{1} << 16;  // room for the whole payload at once: no regrowth copies
-  for (const SymbolView& s : p.symbols_by_name) estimate += 28 + s.name.size();
-  if (p.kallsyms)
-    for (const KallsymsEntry& e : p.kallsyms->entries()) estimate += 13 + e.name.size();  // 8 + 1 + 4
-  estimate += p.stored_symbols.size() + p.stored_kallsyms.size() + p.source_answers.size() * 256;
-  payload.bytes().reserve(estimate);
-  put_payload(payload, p);
+// Magic, version, payload size, CRC-32, build id: a size that depends on the build id only.
+std::string header_of(const KernelProfile& p, std::uint64_t payload_size, std::uint32_t crc) {
   Writer w;
-  w.bytes().append(kMagic);
+  w.raw(kMagic);
   w.put(KernelProfile::kFormatVersion);
-  w.put<std::uint64_t>(payload.bytes().size());
-  w.put(crc_of(payload.bytes()));
+  w.put(payload_size);
+  w.put(crc);
   w.str(p.build_id);
-  return {std::move(w.bytes()), std::move(payload.bytes())};
+  return std::move(w.bytes());
 }
 
 }  // namespace
 
 std::string serialize_profile(const KernelProfile& p) {
-  SerializedProfile parts = serialize_parts(p);
-  return parts.header + parts.payload;
+  Writer payload;
+  put_payload(payload, p);
+  if (payload.size_mismatch()) throw std::logic_error("profile: a table's announced size is not its size");
+  return header_of(p, payload.bytes().size(), crc_of(payload.bytes())) + payload.bytes();
 }
 
 std::unique_ptr<KernelProfile> parse_profile(std::string_view bytes, std::shared_ptr<const void> owner,
@@ -549,22 +596,47 @@ std::unique_ptr<KernelProfile> load_profile_file(const std::string& path, std::s
   return p;
 }
 
-std::string save_profile_file(const KernelProfile& p, const std::string& dir, std::uint64_t max_bytes) {
-  const SerializedProfile parts = serialize_parts(p);  // written in two pieces: no 10 MB copy to join them
-  const std::size_t size = parts.header.size() + parts.payload.size();
+namespace {
+
+// Streams the profile to a new file: a header placeholder, the payload, then the header
+// with the payload's size and CRC. "" when written whole.
+std::string write_profile(const std::string& tmp, const KernelProfile& p, std::uint64_t max_bytes) {
+  struct Fd {
+    int fd;
+    ~Fd() {
+      if (fd >= 0) ::close(fd);
+    }
+  } out{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
+  const auto failure = [&] { return tmp + ": " + std::strerror(errno); };
+  if (out.fd < 0) return failure();
+  const std::string placeholder = header_of(p, 0, 0);
+  if (::pwrite(out.fd, placeholder.data(), placeholder.size(), 0) != static_cast<ssize_t>(placeholder.size()) ||
+      ::lseek(out.fd, static_cast<off_t>(placeholder.size()), SEEK_SET) < 0)
+    return failure();
+  Writer payload(out.fd);
+  put_payload(payload, p);
+  if (!payload.flush()) return failure();
+  if (payload.size_mismatch()) return tmp + ": a table's announced size is not its size (not saved)";
+  const std::uint64_t size = placeholder.size() + payload.position();
   if (size > max_bytes) return "profile of " + std::to_string(size) + " bytes exceeds the cache cap";
+  const std::string header = header_of(p, payload.position(), payload.streamed_crc());
+  if (::pwrite(out.fd, header.data(), header.size(), 0) != static_cast<ssize_t>(header.size())) return failure();
+  const int fd = std::exchange(out.fd, -1);
+  if (::close(fd) != 0) return failure();
+  return {};
+}
+
+}  // namespace
+
+std::string save_profile_file(const KernelProfile& p, const std::string& dir, std::uint64_t max_bytes) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return dir + ": " + ec.message();
   const std::string path = profile_path(dir, p.build_id, p.vmlinux_size);
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out.write(parts.header.data(), static_cast<std::streamsize>(parts.header.size())) ||
-        !out.write(parts.payload.data(), static_cast<std::streamsize>(parts.payload.size())) || !out.flush()) {
-      fs::remove(tmp, ec);
-      return tmp + ": cannot be written";
-    }
+  if (std::string problem = write_profile(tmp, p, max_bytes); !problem.empty()) {
+    fs::remove(tmp, ec);
+    return problem;
   }
   fs::rename(tmp, path, ec);
   if (ec) {
