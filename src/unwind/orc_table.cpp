@@ -83,38 +83,45 @@ OrcEntry decode_orc_entry(const std::uint8_t* p, int version) {
   return e;
 }
 
+std::uint64_t OrcTable::Part::ip_at(std::uint64_t i) const {
+  if (!sorted_ips.empty()) return sorted_ips[i];
+  std::int32_t rel = 0;
+  std::memcpy(&rel, relative_ips.get() + i * 4, 4);
+  return ip_table + i * 4 + static_cast<std::uint64_t>(static_cast<std::int64_t>(rel));  // orc_ip()
+}
+
 bool OrcTable::add(MemorySource& m, std::uint64_t ip_table, std::uint64_t entries, std::uint64_t count, int version,
                    std::uint64_t begin, std::uint64_t end) {
   if (count == 0 || count > kMaxEntries - std::min<std::uint64_t>(kMaxEntries, size())) return false;  // all parts
-  std::vector<std::uint8_t> ipb(count * 4), eb(count * 6);
-  if (!m.read_exact(ip_table, ipb) || !m.read_exact(entries, eb)) return false;
   Part p;
   p.begin = begin;
   p.end = end;
   p.version = version;
-  p.ips.resize(count);
+  p.count = count;
+  p.ip_table = ip_table;
+  p.relative_ips.reset(new std::uint8_t[count * 4]);  // not value-initialised: the read fills them
+  p.entries.reset(new std::uint8_t[count * 6]);
+  if (!m.read_exact(ip_table, {p.relative_ips.get(), count * 4}) || !m.read_exact(entries, {p.entries.get(), count * 6}))
+    return false;
   bool sorted = true;
-  for (std::uint64_t i = 0; i < count; ++i) {
-    std::int32_t rel = 0;
-    std::memcpy(&rel, ipb.data() + i * 4, 4);
-    p.ips[i] = ip_table + i * 4 + static_cast<std::uint64_t>(static_cast<std::int64_t>(rel));
-    sorted = sorted && (i == 0 || p.ips[i - 1] <= p.ips[i]);
-  }
-  if (sorted) {
-    p.entries = std::move(eb);  // sorted at build time (scripts/sorttable, 5.5+) or already at boot
-  } else {
-    // The kernel sorts at boot or load; a stable sort keeps its order among equal ips
-    // (a real entry after a terminator at the same ip).
+  for (std::uint64_t i = 1; i < count && sorted; ++i) sorted = p.ip_at(i - 1) <= p.ip_at(i);
+  if (!sorted) {
+    // Sorted at build time (scripts/sorttable, 5.5+) or already at boot, as a dump's are;
+    // otherwise sorted here as the kernel does at boot or load: a stable sort keeps its
+    // order among equal ips (a real entry after a terminator at the same ip).
     std::vector<std::uint32_t> order(count);
     std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return p.ips[a] < p.ips[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return p.ip_at(a) < p.ip_at(b); });
     std::vector<std::uint64_t> ips(count);
-    p.entries.resize(count * 6);
+    std::unique_ptr<std::uint8_t[]> sorted_entries(new std::uint8_t[count * 6]);
     for (std::uint64_t k = 0; k < count; ++k) {
-      ips[k] = p.ips[order[k]];
-      std::memcpy(p.entries.data() + k * 6, eb.data() + std::size_t{order[k]} * 6, 6);
+      ips[k] = p.ip_at(order[k]);
+      std::memcpy(sorted_entries.get() + k * 6, p.entries.get() + std::size_t{order[k]} * 6, 6);
     }
-    p.ips = std::move(ips);
+    p.sorted_ips = std::move(ips);
+    p.entries = std::move(sorted_entries);
+    p.relative_ips.reset();
   }
   // Narrow ranges first, so a module's range wins over vmlinux's catch-all.
   auto pos =
@@ -125,7 +132,7 @@ bool OrcTable::add(MemorySource& m, std::uint64_t ip_table, std::uint64_t entrie
 
 std::size_t OrcTable::size() const {
   std::size_t n = 0;
-  for (const Part& p : parts_) n += p.ips.size();
+  for (const Part& p : parts_) n += p.count;
   return n;
 }
 
@@ -133,9 +140,17 @@ std::optional<OrcEntry> OrcTable::find(std::uint64_t ip) const {
   for (const Part& p : parts_) {
     if (ip < p.begin || ip >= p.end) continue;
     // The rightmost entry at or below ip.
-    auto it = std::upper_bound(p.ips.begin(), p.ips.end(), ip);
-    if (it == p.ips.begin()) return std::nullopt;
-    return decode_orc_entry(p.entries.data() + (static_cast<std::size_t>(it - p.ips.begin()) - 1) * 6, p.version);
+    std::uint64_t lo = 0, hi = p.count;  // the first entry above ip
+    while (lo < hi) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (ip < p.ip_at(mid)) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    if (lo == 0) return std::nullopt;
+    return decode_orc_entry(p.entries.get() + (lo - 1) * 6, p.version);
   }
   return std::nullopt;
 }
