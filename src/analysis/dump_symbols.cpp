@@ -18,14 +18,14 @@ DumpSymbols::DumpSymbols(MemorySource& memory, KernelDebugInfo& info, std::int64
   if (num && names && table && index) {
     const KernelKallsymsLayout layout{
         *num, *names, *table, *index, at("kallsyms_offsets"), at("kallsyms_relative_base"), at("kallsyms_addresses")};
-    if (auto t = read_kernel_kallsyms(memory, layout, problem)) {
-      vmlinux_ = std::move(*t);
+    dump_kallsyms_ = KernelKallsyms::read(memory, layout, problem);
+    if (dump_kallsyms_) {
       source_ = "the kernel's kallsyms tables in the dump";
       return;
     }
   }
-  vmlinux_ = info.kallsyms();
-  vmlinux_.relocate(kaslr);
+  vmlinux_kallsyms_ = info.kallsyms();
+  vmlinux_kallsyms_.relocate(kaslr);
   source_ = info.kallsyms_source() + " (" + problem + ")";
 }
 
@@ -49,11 +49,13 @@ const LoadedModule* DumpSymbols::module_at(std::uint64_t a) const {
   return nullptr;
 }
 
-bool DumpSymbols::in_vmlinux_text(std::uint64_t a) const { return vmlinux_.covers(a) && !module_at(a); }
+bool DumpSymbols::in_vmlinux_text(std::uint64_t a) const {
+  return (dump_kallsyms_ ? dump_kallsyms_->covers(a) : vmlinux_kallsyms_.covers(a)) && !module_at(a);
+}
 
 std::optional<Symbol> DumpSymbols::kallsyms_at(std::uint64_t a) {
   if (const LoadedModule* mod = module_at(a)) return module_kallsyms_lookup(mod->kallsyms, a);
-  return vmlinux_.lookup(a);
+  return dump_kallsyms_ ? dump_kallsyms_->lookup(a) : vmlinux_kallsyms_.lookup(a);
 }
 
 std::size_t DumpCodeSource::read_code(std::uint64_t a, std::span<std::uint8_t> out) {

@@ -6,12 +6,14 @@
 // file: it is what the debuginfo describes).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "debuginfo/kernel_debuginfo.h"
 #include "memory/memory_source.h"
 #include "provider/code_source.h"
+#include "provider/kernel_kallsyms.h"
 #include "provider/symbol_provider.h"
 #include "vmcore/module_list.h"
 
@@ -33,7 +35,8 @@ class DumpSymbols final : public SymbolProvider {
   KernelDebugInfo& info_;
   std::int64_t kaslr_;
   std::vector<LoadedModule> modules_;
-  KallsymsTable vmlinux_;
+  std::optional<KernelKallsyms> dump_kallsyms_;  // the kernel's own tables, read from the dump
+  KallsymsTable vmlinux_kallsyms_;               // else vmlinux's, moved by the KASLR offset
   std::string source_;
 };
 

@@ -12,51 +12,37 @@ constexpr std::size_t kMaxNamesBytes = 64u << 20;     // the compressed names of
 constexpr std::size_t kNamesChunk = 256u << 10;       // read kallsyms_names in pieces
 constexpr std::size_t kTokenTableBytes = 256u * 256;  // 256 tokens, each far shorter than 256 bytes
 
-// kallsyms_names, read ahead in chunks as the decoder walks it.
-class NamesReader {
- public:
-  NamesReader(MemorySource& m, std::uint64_t at) : m_(m), at_(at) {}
-  std::optional<std::uint8_t> next() {
-    if (pos_ == buf_.size()) {
-      if (read_ >= kMaxNamesBytes) return std::nullopt;
-      buf_.assign(kNamesChunk, 0);
-      const std::size_t got = m_.read(at_ + read_, buf_);
-      if (got == 0) return std::nullopt;
-      buf_.resize(got);
-      read_ += got;
-      pos_ = 0;
-    }
-    return buf_[pos_++];
-  }
-
- private:
-  MemorySource& m_;
-  std::uint64_t at_;
-  std::vector<std::uint8_t> buf_;
-  std::size_t pos_ = 0, read_ = 0;
-};
+// The length of the entry whose length byte is at `at`: one byte, 6.1+ two when the
+// first has 0x80 set (73bbb94466fd). {length, bytes it took}; {0, 0} past the end.
+std::pair<std::size_t, std::size_t> entry_length(const std::vector<std::uint8_t>& names, std::size_t at) {
+  if (at >= names.size()) return {0, 0};
+  const std::size_t first = names[at];
+  if (!(first & 0x80)) return {first, 1};
+  if (at + 1 >= names.size()) return {0, 0};
+  return {(first & 0x7f) | (std::size_t{names[at + 1]} << 7), 2};
+}
 
 }  // namespace
 
-std::optional<KallsymsTable> read_kernel_kallsyms(MemorySource& m, const KernelKallsymsLayout& l,
-                                                  std::string& problem) {
+std::optional<KernelKallsyms> KernelKallsyms::read(MemorySource& m, const KernelKallsymsLayout& l,
+                                                   std::string& problem) {
   const auto count = m.read_u32(l.num_syms);
   if (!count || *count == 0 || *count > kMaxSymbols) {
     problem = "kallsyms_num_syms is not readable or not a plausible count";
     return std::nullopt;
   }
   const std::uint32_t n = *count;
-  std::vector<std::uint64_t> address(n);
-  std::vector<bool> absolute(n, false);
+  KernelKallsyms k;
+  std::vector<std::uint64_t>& address = k.addresses_;
+  address.resize(n);
+  k.absolute_.assign(n, false);
   if (l.offsets && l.relative_base) {
     const auto base = m.read_u64(*l.relative_base);
-    std::vector<std::uint8_t> raw(std::size_t{n} * 4);
-    if (!base || !m.read_exact(*l.offsets, raw)) {
+    std::vector<std::int32_t> off(n);
+    if (!base || !m.read_exact(*l.offsets, {reinterpret_cast<std::uint8_t*>(off.data()), std::size_t{n} * 4})) {
       problem = "kallsyms_offsets or kallsyms_relative_base is not in memory";
       return std::nullopt;
     }
-    std::vector<std::int32_t> off(n);
-    std::memcpy(off.data(), raw.data(), raw.size());
     // Text symbols of an absolute-percpu table are all negative; a plain relative
     // table (a kernel image spans far less than 2 GiB) has none.
     bool absolute_percpu = false;
@@ -66,21 +52,25 @@ std::optional<KallsymsTable> read_kernel_kallsyms(MemorySource& m, const KernelK
         address[i] = *base + static_cast<std::uint32_t>(off[i]);
       } else if (off[i] >= 0) {
         address[i] = static_cast<std::uint64_t>(off[i]);
-        absolute[i] = true;
+        k.absolute_[i] = true;
       } else {
         address[i] = *base - 1 - static_cast<std::uint64_t>(static_cast<std::int64_t>(off[i]));
       }
     }
   } else if (l.addresses) {
-    std::vector<std::uint8_t> raw(std::size_t{n} * 8);
-    if (!m.read_exact(*l.addresses, raw)) {
+    if (!m.read_exact(*l.addresses, {reinterpret_cast<std::uint8_t*>(address.data()), std::size_t{n} * 8})) {
       problem = "kallsyms_addresses is not in memory";
       return std::nullopt;
     }
-    std::memcpy(address.data(), raw.data(), raw.size());
   } else {
     problem = "neither kallsyms_offsets nor kallsyms_addresses";
     return std::nullopt;
+  }
+  for (std::uint32_t i = 1; i < n; ++i) {
+    if (!k.absolute_[i] && !k.absolute_[i - 1] && address[i] < address[i - 1]) {
+      problem = "kallsyms addresses are not sorted: not a kallsyms table";
+      return std::nullopt;
+    }
   }
   std::array<std::uint8_t, 512> index_raw{};
   std::vector<std::uint8_t> tokens(kTokenTableBytes);
@@ -88,60 +78,119 @@ std::optional<KallsymsTable> read_kernel_kallsyms(MemorySource& m, const KernelK
     problem = "kallsyms_token_index or kallsyms_token_table is not in memory";
     return std::nullopt;
   }
-  std::array<std::string, 256> token;
   for (std::size_t i = 0; i < 256; ++i) {
     const std::size_t at = index_raw[i * 2] | (std::size_t{index_raw[i * 2 + 1]} << 8);
-    for (std::size_t k = at; k < tokens.size() && tokens[k]; ++k) token[i].push_back(static_cast<char>(tokens[k]));
+    for (std::size_t t = at; t < tokens.size() && tokens[t]; ++t) k.tokens_[i].push_back(static_cast<char>(tokens[t]));
   }
-  std::vector<KallsymsEntry> entries;
-  entries.reserve(n);
-  NamesReader names(m, l.names);
-  std::string expanded;  // one buffer for every name: an allocation a symbol is what this costs
-  expanded.reserve(512);
+  // kallsyms_names, read in pieces as far as the n entries reach; each entry's start kept.
+  const auto have = [&](std::size_t bytes) {
+    while (k.names_.size() < bytes) {
+      if (k.names_.size() >= kMaxNamesBytes) return false;
+      const std::size_t old = k.names_.size();
+      k.names_.resize(old + kNamesChunk);
+      const std::size_t got = m.read(l.names + old, {k.names_.data() + old, kNamesChunk});
+      k.names_.resize(old + got);
+      if (got == 0) return false;
+    }
+    return true;
+  };
+  k.starts_.resize(n);
+  std::size_t at = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
-    auto len_byte = names.next();
-    if (!len_byte) {
+    if (!have(at + 1) || ((k.names_[at] & 0x80) && !have(at + 2))) {
       problem = "kallsyms_names ends early";
       return std::nullopt;
     }
-    std::size_t len = *len_byte;
-    if (len & 0x80) {  // a "big" symbol: the length takes a second byte
-      auto hi = names.next();
-      if (!hi) {
-        problem = "kallsyms_names ends early";
-        return std::nullopt;
-      }
-      len = (len & 0x7f) | (std::size_t{*hi} << 7);
+    const auto [len, header] = entry_length(k.names_, at);
+    if (header == 0 || !have(at + header + len)) {
+      problem = "kallsyms_names ends early";
+      return std::nullopt;
     }
-    expanded.clear();
-    for (std::size_t k = 0; k < len; ++k) {
-      auto t = names.next();
-      if (!t) {
-        problem = "kallsyms_names ends early";
-        return std::nullopt;
-      }
-      expanded += token[*t];
-    }
-    if (expanded.empty()) {
+    bool empty = true;
+    for (std::size_t t = 0; t < len && empty; ++t) empty = k.tokens_[k.names_[at + header + t]].empty();
+    if (empty) {
       problem = "an empty name in kallsyms_names";
       return std::nullopt;
     }
-    KallsymsEntry e;
-    e.address = address[i];
-    e.type = absolute[i] ? 'A' : expanded[0];
-    e.name.assign(expanded, 1);
-    if (!entries.empty() && !absolute[i] && !absolute[i - 1] && e.address < entries.back().address) {
-      problem = "kallsyms addresses are not sorted: not a kallsyms table";
-      return std::nullopt;
-    }
-    entries.push_back(std::move(e));
+    k.starts_[i] = static_cast<std::uint32_t>(at);
+    at += header + len;
   }
-  KallsymsTable table = KallsymsTable::from_kernel(std::move(entries));
-  if (!table.address_of("_stext") || !table.address_of("_etext")) {
+  // The ranges as KallsymsTable::from_kernel finds them: the last entry of each name.
+  KallsymsRanges& r = k.ranges_;
+  bool stext = false, etext = false;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (k.name_is(i, "_stext")) {
+      r.stext = address[i];
+      stext = true;
+    } else if (k.name_is(i, "_etext")) {
+      r.etext = address[i];
+      etext = true;
+    } else if (k.name_is(i, "_sinittext")) {
+      r.sinittext = address[i];
+    } else if (k.name_is(i, "_einittext")) {
+      r.einittext = address[i];
+    } else if (k.name_is(i, "_end")) {
+      r.end = address[i];
+    }
+  }
+  r.all = r.end != 0;  // from_kernel: _end is there exactly when all symbols are
+  if (!stext || !etext) {
     problem = "the decoded kallsyms table has no _stext/_etext";
     return std::nullopt;
   }
-  return table;
+  return k;
+}
+
+std::string KernelKallsyms::expand(std::size_t i) const {
+  const auto [len, header] = entry_length(names_, starts_[i]);
+  std::string out;
+  for (std::size_t t = 0; t < len; ++t) out += tokens_[names_[starts_[i] + header + t]];
+  return out;
+}
+
+bool KernelKallsyms::name_is(std::size_t i, std::string_view name) const {
+  const auto [len, header] = entry_length(names_, starts_[i]);
+  std::size_t matched = 0;
+  bool type_letter = true;  // the expansion's first character is the nm type
+  for (std::size_t t = 0; t < len; ++t) {
+    std::string_view piece = tokens_[names_[starts_[i] + header + t]];
+    if (type_letter && !piece.empty()) {
+      piece.remove_prefix(1);
+      type_letter = false;
+    }
+    if (piece.size() > name.size() - matched || name.substr(matched, piece.size()) != piece) return false;
+    matched += piece.size();
+  }
+  return matched == name.size();
+}
+
+KallsymsEntry KernelKallsyms::entry(std::size_t i) const {
+  std::string expanded = expand(i);  // non-empty: read() checked it
+  KallsymsEntry e;
+  e.address = addresses_[i];
+  e.type = absolute_[i] ? 'A' : expanded[0];
+  e.name.assign(expanded, 1);
+  return e;
+}
+
+std::optional<Symbol> KernelKallsyms::lookup(std::uint64_t address) const {
+  return kallsyms_lookup(
+      size(), [&](std::size_t i) { return addresses_[i]; }, [&](std::size_t i) { return expand(i).substr(1); },
+      ranges_, address);
+}
+
+KallsymsTable KernelKallsyms::table() const {
+  std::vector<KallsymsEntry> entries;
+  entries.reserve(size());
+  for (std::size_t i = 0; i < size(); ++i) entries.push_back(entry(i));
+  return KallsymsTable::from_kernel(std::move(entries));
+}
+
+std::optional<KallsymsTable> read_kernel_kallsyms(MemorySource& m, const KernelKallsymsLayout& l,
+                                                  std::string& problem) {
+  auto k = KernelKallsyms::read(m, l, problem);
+  if (!k) return std::nullopt;
+  return k->table();
 }
 
 }  // namespace btaudit

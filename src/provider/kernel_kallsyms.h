@@ -13,9 +13,11 @@
 //   then that many indices into kallsyms_token_index/kallsyms_token_table; the
 //   expansion's first character is the nm type.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "memory/memory_source.h"
 #include "provider/kallsyms.h"
@@ -33,8 +35,35 @@ struct KernelKallsymsLayout {
   std::optional<std::uint64_t> addresses;  // before 4.6
 };
 
-// nullopt (and `problem` set) when the tables cannot be read or do not decode
-// into an address-sorted table that holds _stext and _etext.
+// The tables as the kernel uses them: addresses decoded when read, each name
+// expanded from its tokens only when a lookup lands on it (kallsyms_expand_symbol()).
+// A dump's table is read this way: a walk asks about a few hundred addresses of
+// 130,000, and expanding every name first was a third of a warm `vmcore bt`.
+class KernelKallsyms {
+ public:
+  // nullopt (and `problem` set) when the tables cannot be read or are not an
+  // address-sorted table of non-empty names that holds _stext and _etext.
+  static std::optional<KernelKallsyms> read(MemorySource& memory, const KernelKallsymsLayout& layout,
+                                            std::string& problem);
+  std::size_t size() const { return addresses_.size(); }
+  std::optional<Symbol> lookup(std::uint64_t address) const;  // KallsymsTable::lookup's answer
+  bool covers(std::uint64_t address) const { return ranges_.covers(address); }
+  const KallsymsRanges& ranges() const { return ranges_; }
+  KallsymsEntry entry(std::size_t i) const;
+  KallsymsTable table() const;  // every name expanded
+
+ private:
+  std::string expand(std::size_t i) const;                   // the nm type letter, then the name
+  bool name_is(std::size_t i, std::string_view name) const;  // without expanding it
+  std::vector<std::uint64_t> addresses_;
+  std::vector<bool> absolute_;         // absolute per-CPU entries (type 'A')
+  std::vector<std::uint32_t> starts_;  // where each entry's length byte is in names_
+  std::vector<std::uint8_t> names_;    // kallsyms_names, as far as the entries reach
+  std::array<std::string, 256> tokens_;
+  KallsymsRanges ranges_;
+};
+
+// Every entry decoded: KernelKallsyms::read(...)->table().
 std::optional<KallsymsTable> read_kernel_kallsyms(MemorySource& memory, const KernelKallsymsLayout& layout,
                                                   std::string& problem);
 

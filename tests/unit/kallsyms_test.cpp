@@ -6,6 +6,7 @@
 #include "provider/kallsyms.h"
 
 #include <boost/test/unit_test.hpp>
+#include <random>
 
 #include "planted_memory.h"
 #include "provider/kernel_kallsyms.h"
@@ -465,6 +466,55 @@ BOOST_AUTO_TEST_CASE(a_big_symbol_takes_a_two_byte_length) {
   BOOST_REQUIRE_MESSAGE(t, problem);
   BOOST_TEST(t->lookup(kStext + 0x41)->name == longname);
   BOOST_TEST(t->lookup(kStext + 0x91)->name == "pa_start");  // and the stream stays in step after it
+}
+
+// The dump's table is searched without expanding every name (KernelKallsyms::lookup):
+// over generated tables of every address format, with aliases, big names, init text and
+// (in some) _end, every address answers as the fully decoded table answers.
+BOOST_AUTO_TEST_CASE(a_lookup_without_expanding_every_name_answers_as_the_decoded_table) {
+  std::mt19937 rng(14);
+  for (int round = 0; round < 60; ++round) {
+    KallsymsWriter w;
+    w.format = static_cast<KallsymsWriter::Format>(round % 3);
+    std::uint64_t at = kStext;
+    if (w.format == KallsymsWriter::Format::AbsolutePercpu)
+      w.entries = {{0x0, 'A', "fixed_percpu_data"}, {0x1000, 'A', "cpu_debug_store"}};
+    w.entries.push_back({at, 'T', "_stext"});
+    for (int i = 0; i < 40; ++i) {
+      at += rng() % 3 == 0 ? 0 : 1 + rng() % 48;  // aliases every few entries
+      const std::string name = rng() % 9 == 0 ? std::string(130 + rng() % 100, 'q') : "kallsyms_f" + std::to_string(i);
+      w.entries.push_back(KallsymsEntry{at, rng() % 2 ? 'T' : 't', name});
+    }
+    w.entries.push_back({at += 16, 'T', "_etext"});
+    w.entries.push_back({at += 0x100, 'T', "_sinittext"});
+    w.entries.push_back({at += 0x20, 't', "init_f"});
+    w.entries.push_back({at += 0x20, 'T', "_einittext"});
+    if (round % 2) w.entries.push_back({at += 0x400, 'B', "_end"});
+    SyntheticMemory m;
+    const KernelKallsymsLayout layout = w.write(m);
+    std::string problem;
+    auto lazy = KernelKallsyms::read(m, layout, problem);
+    BOOST_REQUIRE_MESSAGE(lazy, problem);
+    auto decoded = read_kernel_kallsyms(m, layout, problem);
+    BOOST_REQUIRE(decoded);
+    BOOST_REQUIRE_EQUAL(lazy->size(), decoded->entries().size());
+    for (std::size_t i = 0; i < lazy->size(); ++i) {
+      BOOST_REQUIRE_EQUAL(lazy->entry(i).name, decoded->entries()[i].name);
+      BOOST_REQUIRE_EQUAL(lazy->entry(i).type, decoded->entries()[i].type);
+    }
+    BOOST_TEST(lazy->ranges().all == decoded->all_symbols());
+    for (std::uint64_t a = kStext - 8; a < at + 0x40; ++a) {
+      BOOST_REQUIRE_EQUAL(lazy->covers(a), decoded->covers(a));
+      const auto want = decoded->lookup(a);
+      const auto got = lazy->lookup(a);
+      BOOST_REQUIRE_EQUAL(got.has_value(), want.has_value());
+      if (got) {
+        BOOST_REQUIRE_EQUAL(got->name, want->name);
+        BOOST_REQUIRE_EQUAL(got->address, want->address);
+        BOOST_REQUIRE_EQUAL(got->size, want->size);
+      }
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(truncated_names_are_a_problem_not_a_crash) {
