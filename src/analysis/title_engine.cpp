@@ -294,10 +294,11 @@ struct Pick {
 
 Pick extract(const std::vector<std::string_view>& raw, Extractor e) {
   if (raw.empty()) return {};
+  // The plain extractor looks at the first frame only: the others need no copy.
+  if (e == Extractor::First) return {std::string(strip_syscall_prefix(raw[0])), std::string(raw[0])};
   std::vector<std::string> stripped;
   stripped.reserve(raw.size());
   for (auto r : raw) stripped.emplace_back(strip_syscall_prefix(r));
-  if (e == Extractor::First) return {stripped[0], std::string(raw[0])};
   std::string name;
   const int at = e == Extractor::Stall ? stall_frame(stripped, name) : hang_frame(stripped, name);
   if (at < 0) return {};
