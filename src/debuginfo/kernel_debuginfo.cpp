@@ -501,8 +501,7 @@ std::pair<KallsymsTable, std::string> KernelDebugInfo::decode_kallsyms() {
     if (auto t = read_kernel_kallsyms(file, layout, problem))
       return {std::move(*t), "the kernel's kallsyms tables in " + vmlinux_path_};
   }
-  return {elf_kallsyms(),
-          "the ELF symbols of " + vmlinux_path_ + " by scripts/kallsyms' rules (" + problem + ")"};
+  return {elf_kallsyms(), "the ELF symbols of " + vmlinux_path_ + " by scripts/kallsyms' rules (" + problem + ")"};
 }
 
 KallsymsTable KernelDebugInfo::elf_kallsyms(bool all_symbols) {

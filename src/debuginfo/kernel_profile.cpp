@@ -296,8 +296,7 @@ std::string_view StoredKallsyms::name_at(std::size_t i) const {
 
 std::optional<Symbol> StoredKallsyms::lookup(std::uint64_t address) const {
   return kallsyms_lookup(
-      count, [&](std::size_t i) { return address_at(i); }, [&](std::size_t i) { return name_at(i); }, ranges,
-      address);
+      count, [&](std::size_t i) { return address_at(i); }, [&](std::size_t i) { return name_at(i); }, ranges, address);
 }
 
 KallsymsTable StoredKallsyms::table() const {

@@ -80,8 +80,8 @@ struct KallsymsRanges {
 // distance to the next higher address, or past the last one to _einittext (init
 // text), _end (CONFIG_KALLSYMS_ALL) or _etext.
 template <typename AddressAt, typename NameAt>
-std::optional<Symbol> kallsyms_lookup(std::size_t count, AddressAt address_at, NameAt name_at,
-                                      const KallsymsRanges& r, std::uint64_t a) {
+std::optional<Symbol> kallsyms_lookup(std::size_t count, AddressAt address_at, NameAt name_at, const KallsymsRanges& r,
+                                      std::uint64_t a) {
   if (count == 0 || !r.covers(a)) return std::nullopt;
   std::size_t lo = 0, hi = count;  // the first entry above a
   while (lo < hi) {

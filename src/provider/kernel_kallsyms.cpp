@@ -175,8 +175,8 @@ KallsymsEntry KernelKallsyms::entry(std::size_t i) const {
 
 std::optional<Symbol> KernelKallsyms::lookup(std::uint64_t address) const {
   return kallsyms_lookup(
-      size(), [&](std::size_t i) { return addresses_[i]; }, [&](std::size_t i) { return expand(i).substr(1); },
-      ranges_, address);
+      size(), [&](std::size_t i) { return addresses_[i]; }, [&](std::size_t i) { return expand(i).substr(1); }, ranges_,
+      address);
 }
 
 KallsymsTable KernelKallsyms::table() const {

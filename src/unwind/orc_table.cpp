@@ -101,7 +101,8 @@ bool OrcTable::add(MemorySource& m, std::uint64_t ip_table, std::uint64_t entrie
   p.ip_table = ip_table;
   p.relative_ips.reset(new std::uint8_t[count * 4]);  // not value-initialised: the read fills them
   p.entries.reset(new std::uint8_t[count * 6]);
-  if (!m.read_exact(ip_table, {p.relative_ips.get(), count * 4}) || !m.read_exact(entries, {p.entries.get(), count * 6}))
+  if (!m.read_exact(ip_table, {p.relative_ips.get(), count * 4}) ||
+      !m.read_exact(entries, {p.entries.get(), count * 6}))
     return false;
   bool sorted = true;
   for (std::uint64_t i = 1; i < count && sorted; ++i) sorted = p.ip_at(i - 1) <= p.ip_at(i);

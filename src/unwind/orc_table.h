@@ -50,10 +50,10 @@ class OrcTable {
     std::uint64_t begin = 0, end = 0;
     int version = 1;
     std::uint64_t count = 0;
-    std::uint64_t ip_table = 0;                     // where the kernel's ip table is
-    std::unique_ptr<std::uint8_t[]> relative_ips;   // count x s32, as read (sorted tables)
-    std::vector<std::uint64_t> sorted_ips;          // ips sorted here (tables the kernel sorts at boot)
-    std::unique_ptr<std::uint8_t[]> entries;        // count x 6 bytes, in the order of the ips
+    std::uint64_t ip_table = 0;                    // where the kernel's ip table is
+    std::unique_ptr<std::uint8_t[]> relative_ips;  // count x s32, as read (sorted tables)
+    std::vector<std::uint64_t> sorted_ips;         // ips sorted here (tables the kernel sorts at boot)
+    std::unique_ptr<std::uint8_t[]> entries;       // count x 6 bytes, in the order of the ips
     std::uint64_t ip_at(std::uint64_t i) const;
   };
   std::vector<Part> parts_;  // modules first matched by range, vmlinux (the whole space) last

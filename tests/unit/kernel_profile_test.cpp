@@ -63,7 +63,8 @@ KernelProfile generated_profile(unsigned seed, const std::string& build_id) {
   std::uint64_t at = 0xffffffff81000000;
   entries.push_back({at, 'T', "_stext"});
   // Aliases (one address, several names) every few entries: lookups go to the first.
-  for (int i = 0; i < 200; ++i) entries.push_back({at += rng() % 4 == 0 ? 0 : 1 + rng() % 64, 't', "k" + std::to_string(i)});
+  for (int i = 0; i < 200; ++i)
+    entries.push_back({at += rng() % 4 == 0 ? 0 : 1 + rng() % 64, 't', "k" + std::to_string(i)});
   entries.push_back({at + 16, 'T', "_etext"});
   entries.push_back({at + 0x1000, 'T', "_sinittext"});
   entries.push_back({at + 0x1040, 't', "init_fn"});
