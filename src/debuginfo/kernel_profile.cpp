@@ -26,15 +26,18 @@ constexpr std::uint32_t kMaxCount = 1u << 24;                       // any one t
 constexpr std::uint32_t kMaxString = 1u << 16;                      // any one name or path
 constexpr std::uint32_t kMaxInlined = 256;                          // as lookup_source's scope limit
 
-std::uint32_t crc_of(std::string_view bytes) {
-  uLong crc = crc32(0L, Z_NULL, 0);
-  // zlib takes uInt lengths: feed it in pieces.
+// zlib's CRC-32 of `crc`'s bytes followed by `bytes`, fed in pieces (zlib takes uInt lengths).
+uLong crc_update(uLong crc, std::string_view bytes) {
   for (std::size_t at = 0; at < bytes.size();) {
     const std::size_t n = std::min<std::size_t>(bytes.size() - at, std::size_t{1} << 30);
     crc = crc32(crc, reinterpret_cast<const Bytef*>(bytes.data() + at), static_cast<uInt>(n));
     at += n;
   }
-  return static_cast<std::uint32_t>(crc);
+  return crc;
+}
+
+std::uint32_t crc_of(std::string_view bytes) {
+  return static_cast<std::uint32_t>(crc_update(crc32(0L, Z_NULL, 0), bytes));
 }
 
 // Builds a profile's bytes in memory, or streams them to a file in pieces of
@@ -79,7 +82,7 @@ class Writer {
   // Streamed: sends the rest. false when a write failed (errno says why).
   bool flush() {
     if (fd_ < 0 || failed_) return !failed_;
-    crc_ = crc32_combine_piece(crc_, out_);
+    crc_ = crc_update(crc_, out_);
     for (std::string_view left = out_; !left.empty();) {
       const ssize_t n = ::write(fd_, left.data(), left.size());
       if (n < 0 && errno == EINTR) continue;
@@ -102,9 +105,6 @@ class Writer {
   bool size_mismatch() const { return size_mismatch_; }
 
  private:
-  static uLong crc32_combine_piece(uLong crc, std::string_view bytes) {
-    return crc32(crc, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(bytes.size()));
-  }
   int fd_ = -1;
   std::string out_;
   std::uint64_t sent_ = 0;
