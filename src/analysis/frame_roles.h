@@ -46,10 +46,14 @@ class FramePatternSet {
     bool whole;             // "^x$": the name is x
   };
   std::span<const std::string_view> all_;
-  std::array<std::vector<std::string_view>, kPairBuckets> inner_{};  // substrings of 2+ characters, by their first two
-  // The exact first-two-character pairs of inner_'s substrings, one bit each: most positions
-  // of a name start no pattern, and one bit test tells so (matches runs at every position).
-  std::array<std::uint64_t, 65536 / 64> inner_pairs_{};
+  std::array<std::vector<std::string_view>, kPairBuckets> inner_{};  // substrings of 3+ characters, by their first two
+  // Which positions of a name can start one of inner_'s substrings, one bit test each
+  // (matches runs at every position, and most start none): a hash of their first three
+  // characters.
+  static std::size_t triple_key(char a, char b, char c) {
+    return (pair_key(a, b) * 31u + static_cast<unsigned char>(c)) & 0xffffu;
+  }
+  std::array<std::uint64_t, 1024> inner_triples_{};
   std::vector<std::string_view> other_;        // shorter substrings: tried on every name
   std::array<std::vector<Head>, 256> head_{};  // "^x" and "^x$", by x's first character
   std::array<std::vector<std::string_view>, 256> tail_{};  // x of "x$", by x's last character

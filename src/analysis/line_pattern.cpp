@@ -121,8 +121,17 @@ struct Matcher {
       ++si;
     }
     if (pat[pi] == '*') {
-      for (std::size_t k = si; k <= s.size(); ++k)
+      // A literal or space after the '*' rules out every k whose byte differs: the attempt
+      // there would fail at its first step, spending one unit of budget, which is charged
+      // here without the call.
+      const bool literal_next = pi + 1 < pat.size() && pat[pi + 1] != '*' && pat[pi + 1] != '{';
+      for (std::size_t k = si; k <= s.size(); ++k) {
+        if (literal_next && (k == s.size() || s[k] != pat[pi + 1])) {
+          --budget;
+          continue;
+        }
         if (run(pi + 1, k)) return true;
+      }
       return false;
     }
     const std::size_t close = pat.find('}', pi);
@@ -248,9 +257,7 @@ class FirstBytes {
     }
     if (tok.size() != 1) return false;
     switch (tok[0]) {  // the classes of Matcher::run, as byte ranges
-      case 'S':
-        add("-/.");
-        [[fallthrough]];
+      case 'S': add("-/."); [[fallthrough]];
       case 'F':
       case 'f':
       case 'I':

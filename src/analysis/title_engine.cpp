@@ -1,6 +1,6 @@
 #include "analysis/title_engine.h"
 
-#include <deque>
+#include <forward_list>
 #include <span>
 #include <string_view>
 
@@ -124,7 +124,7 @@ bool frame_names(std::string_view s, Caps& out) {
 // The crash-site line: "RIP: 0010:foo+0x1/0x2", "IP: [<..>] foo+..", "NIP [..] foo+..",
 // "pc : foo+..", "PC is at foo+..". A user-space or "(null)" site matches without naming a function.
 bool rip_frame(std::string_view s, Caps& out) {
-  constexpr std::string_view kHeads[] = {"IP", "pc ", "PC is at"};
+  static constexpr std::string_view kHeads[] = {"IP", "pc ", "PC is at"};
   for (auto head : kHeads) {
     for (std::size_t at = s.find(head); at != std::string_view::npos; at = s.find(head, at + 1)) {
       std::string_view t = s.substr(at + head.size());
@@ -178,9 +178,9 @@ bool match_part(const Part& part, std::string_view s, Caps& out) {
 
 // Syscall wrappers differ by architecture and era; the shortest name wins.
 std::string_view strip_syscall_prefix(std::string_view f) {
-  constexpr std::string_view kPrefixes[] = {"SYSC_",     "SyS_",      "sys_",         "__x64_",      "__ia32_",
-                                            "__arm64_",  "____sys_",  "___sys_",      "__sys_",      "__se_",
-                                            "__se_sys_", "__do_sys_", "compat_SYSC_", "compat_SyS_", "ksys_"};
+  static constexpr std::string_view kPrefixes[] = {"SYSC_",     "SyS_",      "sys_",         "__x64_",      "__ia32_",
+                                                   "__arm64_",  "____sys_",  "___sys_",      "__sys_",      "__se_",
+                                                   "__se_sys_", "__do_sys_", "compat_SYSC_", "compat_SyS_", "ksys_"};
   std::string_view best = f;
   for (auto p : kPrefixes)  // first byte first: a memcmp call per prefix costs more than the compare
     if (!f.empty() && f[0] == p[0] && f.starts_with(p) && f.size() - p.size() < best.size()) best = f.substr(p.size());
@@ -298,10 +298,10 @@ int hang_frame(const std::vector<std::string>& frames, std::string& name) {
       }
     }
   }
-  constexpr std::string_view kWaiting[] = {"sched",       "_lock",          "_slowlock",   "down",
-                                           "rwsem",       "completion",     "kthread",     "wait",
-                                           "synchronize", "context_switch", "__switch_to", "cancel_delayed_work",
-                                           "rcu_barrier"};
+  static constexpr std::string_view kWaiting[] = {"sched",       "_lock",          "_slowlock",   "down",
+                                                  "rwsem",       "completion",     "kthread",     "wait",
+                                                  "synchronize", "context_switch", "__switch_to", "cancel_delayed_work",
+                                                  "rcu_barrier"};
   for (std::size_t i = 0; i < frames.size(); ++i) {
     bool waiting = false;
     for (auto w : kWaiting) waiting = waiting || frames[i].find(w) != std::string::npos;
@@ -351,29 +351,50 @@ bool enough_frames(const std::vector<std::string_view>& frames, const StackRecip
   return r.extractor == Extractor::Stall && is_stall_anchor(strip_syscall_prefix(frames.back()));
 }
 
-// Mangled names (Rust, C++) are read as syzkaller's titles show them, before the skip
-// patterns (written for demangled names) see them. `names` holds the demangled strings.
-void append_frames(std::vector<std::string_view>& frames, const Caps& caps, const StackRecipe& r,
-                   std::deque<std::string>& names) {
-  for (auto c : caps) {
-    if (enough_frames(frames, r)) return;
-    if (c.size() > 3 && c[0] == '_' && (c[1] == 'R' || c[1] == 'Z')) {
-      if (auto d = demangle_symbol(c)) c = names.emplace_back(std::move(*d));
-    }
-    if (!skipped(c, r)) frames.push_back(c);
+// The frames of the stack being read. Whether the extractor has what it will look at
+// (enough_frames) changes only when a frame is added: it is worked out then, not on
+// every line the stack loop reads.
+class StackFrames {
+ public:
+  explicit StackFrames(const StackRecipe& r) : r_(r) {}
+  const std::vector<std::string_view>& frames() const { return frames_; }
+  bool enough() const { return enough_; }
+  void clear() {
+    frames_.clear();
+    enough_ = false;
   }
-}
+  // Mangled names (Rust, C++) are read as syzkaller's titles show them, before the skip
+  // patterns (written for demangled names) see them.
+  void append(const Caps& caps) {
+    for (auto c : caps) {
+      if (enough_) return;
+      if (c.size() > 3 && c[0] == '_' && (c[1] == 'R' || c[1] == 'Z')) {
+        if (auto d = demangle_symbol(c)) c = names_.emplace_front(std::move(*d));
+      }
+      if (skipped(c, r_)) continue;
+      frames_.push_back(c);
+      enough_ = enough_frames(frames_, r_);
+    }
+  }
+
+ private:
+  const StackRecipe& r_;
+  std::vector<std::string_view> frames_;
+  // The demangled names `frames_` views: list nodes never move, and an empty list
+  // allocates nothing (most stacks hold no mangled name).
+  std::forward_list<std::string> names_;
+  bool enough_ = false;
+};
 
 StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Part>& parts, const StackRecipe& r) {
   StackResult res;
-  std::vector<std::string_view> frames;
-  std::deque<std::string> names;  // demangled frame names that `frames` views
-  Caps caps;                      // one buffer for every line's captures (cleared per line), not an allocation each
+  StackFrames frames(r);
+  Caps caps;  // one buffer for every line's captures (cleared per line), not an allocation each
   std::size_t li = from;
   int stacks = 0;
   for (std::size_t pi = 0;; ++pi) {
     if (pi == parts.size() || (parts[pi].kind == PartKind::Stack && stacks > 0)) {
-      Pick p = extract(frames, r.extractor);
+      Pick p = extract(frames.frames(), r.extractor);
       if (p.canonical.empty()) {
         p = {"corrupted", ""};
         res.ok = false;
@@ -394,13 +415,13 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
         if (starts_stack(ln)) break;
         caps.clear();
         if (pi + 1 < parts.size() && match_part(parts[pi + 1], ln, caps)) {
-          append_frames(frames, caps, r, names);
+          frames.append(caps);
           ++pi;
           break;
         }
         // Once the extractor has what it will look at, later frames change nothing: the
         // lines are still read for the part that ends the stack and for fault injection.
-        if (!enough_frames(frames, r) && frame_names(ln, caps)) append_frames(frames, caps, r, names);
+        if (!frames.enough() && frame_names(ln, caps)) frames.append(caps);
       }
     } else {
       while (li < lines.size()) {
@@ -411,7 +432,7 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
         }
         caps.clear();
         if (match_part(part, ln, caps)) {
-          append_frames(frames, caps, r, names);
+          frames.append(caps);
           break;
         }
       }
@@ -491,7 +512,7 @@ struct FormatFilter {
 };
 struct FamilyFilter {
   std::vector<std::string_view> literals;
-  std::vector<FormatFilter> formats;                         // parallel to Family::formats
+  std::vector<FormatFilter> formats;                          // parallel to Family::formats
   std::vector<std::vector<std::string_view>> suppress_words;  // parallel to Family::suppress: literal_words
 };
 
