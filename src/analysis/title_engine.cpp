@@ -594,7 +594,14 @@ std::optional<RuleTitle> title_from_rules(const Lines& lines) {
   std::optional<RuleTitle> best;
   for (std::size_t li = start; li < lines.size() && !best; ++li) {
     bool matched_here = false;
-    for (std::size_t k = 0; k < filter.literals.size(); ++k) line_has[k] = contains(lines[li], filter.literals[k]);
+    bool any = false;
+    for (std::size_t k = 0; k < filter.literals.size(); ++k) {
+      line_has[k] = contains(lines[li], filter.literals[k]);
+      any = any || line_has[k];
+    }
+    // A line with none of the leading literals is one no format can match: a report whose
+    // header line no format words is read to its end, and most lines hold no "BUG:".
+    if (!any) continue;
     for (std::size_t fi = 0; fi < fam->formats.size(); ++fi) {
       const Format& f = fam->formats[fi];
       if (best) break;
