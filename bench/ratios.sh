@@ -10,6 +10,8 @@
 #   (d) batch --vmlinux V -j 2                            vs  batch --vmlinux V -j 1 (lab logs repeated)
 # usage: bench/ratios.sh BUILD [SHARED=../shared] [LAB=BUILD_LAB_DIR]
 #   env: RUNS=3 MIN_MB=200 VMLINUX=/usr/lib/debug/boot/vmlinux-6.1.0-57-cloud-amd64 BATCH_COPIES=8
+#        BASE=path to an earlier commit's btaudit (bench/build-base.sh REV): the cold vmcore run
+#        is also measured against that binary's, each starting without a profile.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:?usage: ratios.sh BUILD [SHARED] [LAB]}" && pwd)
@@ -98,6 +100,12 @@ if [ -f "$dump" ] && [ -f "$vmlinux" ]; then
   row "vmcore bt, panic_irq.elf, warm profile" "$ours" "drgn" "$theirs" "<= 0.1x drgn CPU, <= 64 MB"
   row "vmcore bt, cold (makes the profile)" "$ours_cold" "drgn" "$theirs" "not slower than --no-cache"
   row "vmcore bt, --no-cache" "$ours_none" "drgn" "$theirs" "(no profile read or written)"
+  if [ -n "${BASE:-}" ]; then
+    # The same cold run of an earlier binary, in this run: "cold: not slower than before".
+    base_rev=$(git -C "$(dirname "$BASE")" rev-parse --short HEAD 2>/dev/null || true)
+    row "vmcore bt, cold" "$ours_cold" "base ${base_rev:-binary} cold" \
+      "$(measure /dev/null "$cold" "$BASE" vmcore --vmlinux "$vmlinux" "$dump" bt)" "<= 1x the base"
+  fi
 else
   echo "(b) skipped: no $dump or $vmlinux"
 fi

@@ -636,12 +636,35 @@ void KernelDebugInfo::describe_source(std::uint64_t address, FrameDebugInfo& out
   out.inlined.insert(out.inlined.end(), a.inlined.begin(), a.inlined.end());
 }
 
+const CuIndex* KernelDebugInfo::kernel_cu_index(Dwarf* dwarf) {
+  if (profile_ && profile_->cu_index) return &*profile_->cu_index;
+  if (!cu_index_) {
+    cu_index_ = CuIndex::from_aranges(dwarf);
+    if (!cu_index_) return nullptr;
+  }
+  if (!profile_) return &*cu_index_;
+  profile_->cu_index = std::move(cu_index_);
+  cu_index_.reset();
+  profile_dirty_ = true;
+  return &*profile_->cu_index;
+}
+
 void KernelDebugInfo::lookup_source(std::uint64_t address, FrameDebugInfo& out) {
   ensure_dwfl();
   Dwfl_Module* mod = module_at(address);
   if (!mod) return;
   Dwarf_Addr bias = 0;
-  Dwarf_Die* cudie = dwfl_module_addrdie(mod, address, &bias);
+  // vmlinux's CU comes from its index (the profile's, once a session made it), which
+  // answers as libdwfl does without reading every arange; a module's from libdwfl.
+  Dwarf_Die cu_storage;
+  Dwarf_Die* cudie = nullptr;
+  Dwarf* const module_dwarf = mod == kernel_ ? dwfl_module_getdwarf(mod, &bias) : nullptr;
+  const CuIndex* index = module_dwarf ? kernel_cu_index(module_dwarf) : nullptr;
+  if (index) {
+    if (auto die = index->cu_at(address - bias)) cudie = dwarf_offdie(module_dwarf, *die, &cu_storage);
+  } else {
+    cudie = dwfl_module_addrdie(mod, address, &bias);
+  }
   // Relative file names are shown under the CU's compilation directory, as
   // eu-addr2line shows them, so that both tools print the same path.
   std::string comp_dir;
@@ -653,7 +676,17 @@ void KernelDebugInfo::lookup_source(std::uint64_t address, FrameDebugInfo& out) 
     if (file[0] == '/' || comp_dir.empty()) return std::string(file);
     return comp_dir + "/" + file;
   };
-  if (Dwfl_Line* line = dwfl_module_getsrc(mod, address)) {
+  if (index) {
+    // dwfl_module_getsrc's search over that CU's lines (libdw's is the same one).
+    if (Dwarf_Line* line = cudie ? dwarf_getsrc_die(cudie, address - bias) : nullptr) {
+      int lineno = 0;
+      int col = 0;
+      dwarf_lineno(line, &lineno);
+      dwarf_linecol(line, &col);
+      if (const char* file = dwarf_linesrc(line, nullptr, nullptr))
+        out.source = SourceLocation{full_path(file), lineno, col};
+    }
+  } else if (Dwfl_Line* line = dwfl_module_getsrc(mod, address)) {
     int lineno = 0;
     int col = 0;
     if (const char* file = dwfl_lineinfo(line, nullptr, &lineno, &col, nullptr, nullptr))

@@ -112,6 +112,7 @@ class KernelDebugInfo {
   SymbolTable& symbols_of(Dwfl_Module* mod);
   std::optional<Symbol> lookup_symbol(std::uint64_t address);
   void lookup_source(std::uint64_t address, FrameDebugInfo& out);
+  const CuIndex* kernel_cu_index(Dwarf* dwarf);
   Dwfl_Module* module_for(std::string_view module) const;
   Dwfl_Module* module_at(std::uint64_t address) const;
   std::optional<std::string> find_module_file(std::string_view module) const;
@@ -146,6 +147,8 @@ class KernelDebugInfo {
   std::uint64_t kernel_start_ = 0;
   std::uint64_t kernel_end_ = 0;
   bool shared_answer(std::uint64_t address) const { return shared_ && in_vmlinux(address); }
+  // vmlinux's CU index (cu_index.h) when there is no profile to keep it in.
+  std::optional<CuIndex> cu_index_;
   std::unique_ptr<KernelProfile> profile_;
   bool profile_warm_ = false;   // loaded whole from disk: libdwfl is not needed for what it holds
   bool profile_dirty_ = false;  // holds answers the file does not

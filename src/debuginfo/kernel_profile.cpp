@@ -56,6 +56,12 @@ class Writer {
     raw({b, sizeof(T)});
   }
   void raw(std::string_view bytes) {
+    if (fd_ >= 0 && bytes.size() >= kPiece) {
+      // A bulk table a loaded profile writes back as it is: from the old file's mapping
+      // straight to the new file, not copied through the piece buffer first.
+      if (flush()) send(bytes);
+      return;
+    }
     out_.append(bytes);
     if (fd_ >= 0 && out_.size() >= kPiece) flush();
   }
@@ -82,17 +88,7 @@ class Writer {
   // Streamed: sends the rest. false when a write failed (errno says why).
   bool flush() {
     if (fd_ < 0 || failed_) return !failed_;
-    crc_ = crc_update(crc_, out_);
-    for (std::string_view left = out_; !left.empty();) {
-      const ssize_t n = ::write(fd_, left.data(), left.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        failed_ = true;
-        return false;
-      }
-      left.remove_prefix(static_cast<std::size_t>(n));
-    }
-    sent_ += out_.size();
+    if (!send(out_)) return false;
     out_.clear();
     return true;
   }
@@ -105,6 +101,23 @@ class Writer {
   bool size_mismatch() const { return size_mismatch_; }
 
  private:
+  // Writes bytes to the file and counts them into the CRC. false when a write failed.
+  bool send(std::string_view bytes) {
+    if (failed_) return false;
+    crc_ = crc_update(crc_, bytes);
+    for (std::string_view left = bytes; !left.empty();) {
+      const ssize_t n = ::write(fd_, left.data(), left.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        failed_ = true;
+        return false;
+      }
+      left.remove_prefix(static_cast<std::size_t>(n));
+    }
+    sent_ += bytes.size();
+    return true;
+  }
+
   int fd_ = -1;
   std::string out_;
   std::uint64_t sent_ = 0;
@@ -380,6 +393,15 @@ void put_payload(Writer& w, const KernelProfile& p) {
     w.put(m.size);
   });
   put_answers(w, p.variable_sizes, put_u64);
+  w.put<std::uint8_t>(p.cu_index.has_value());
+  if (p.cu_index) {
+    w.count(p.cu_index->runs().size());
+    for (const CuIndex::Run& run : p.cu_index->runs()) {
+      w.put(run.start);
+      w.put(run.cu_die);
+    }
+    w.put(p.cu_index->last_end());
+  }
 }
 
 bool get_payload(Reader& r, KernelProfile& p) {
@@ -426,6 +448,22 @@ bool get_payload(Reader& r, KernelProfile& p) {
     return m;
   });
   get_answers(r, p.variable_sizes, get_u64);
+  if (r.flag()) {
+    // Runs as libdw sorts its aranges; unsorted ones would make lookups answer at random.
+    const std::uint32_t n = r.count();
+    Reader rows(r.view(std::uint64_t{n} * 16));  // the bytes are there before anything is allocated
+    std::vector<CuIndex::Run> runs(r.failed() ? 0 : n);
+    for (CuIndex::Run& run : runs) {
+      run.start = rows.get<std::uint64_t>();
+      run.cu_die = rows.get<std::uint64_t>();
+    }
+    const auto last_end = r.get<std::uint64_t>();
+    const auto by_start = [](const CuIndex::Run& a, const CuIndex::Run& b) { return a.start < b.start; };
+    if (r.failed() || !std::is_sorted(runs.begin(), runs.end(), by_start) ||
+        (!runs.empty() && last_end < runs.back().start))
+      return false;
+    p.cu_index = CuIndex(std::move(runs), last_end);
+  }
   return !r.failed() && r.at_end();
 }
 

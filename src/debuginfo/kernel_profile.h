@@ -3,7 +3,8 @@
 // It holds the bulk tables a run needs whatever it analyzes (vmlinux's ELF
 // symbols by name, its kallsyms as the kernel computes them, where its
 // allocated sections are in the file) and the answers earlier runs computed
-// (symbol and source of code addresses, struct sizes and member offsets).
+// (symbol and source of code addresses, struct sizes and member offsets) and,
+// once a session read DWARF for a source line, which CU holds which addresses.
 // A question the profile cannot answer opens libdwfl as before, and its
 // answer joins the profile when the run ends.
 //
@@ -22,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "debuginfo/cu_index.h"
 #include "debuginfo/kernel_answers.h"
 #include "model/symbol.h"
 #include "provider/kallsyms.h"
@@ -69,7 +71,8 @@ struct StoredKallsyms {
 };
 
 struct KernelProfile {
-  static constexpr std::uint32_t kFormatVersion = 2;  // 2: kallsyms as arrays (StoredKallsyms), stored when asked
+  // 2: kallsyms as arrays (StoredKallsyms), stored when asked; 3: the CU index
+  static constexpr std::uint32_t kFormatVersion = 3;
 
   std::string build_id;
   std::uint64_t vmlinux_size = 0;                  // a file of the same build id but another size is not this kernel's
@@ -91,6 +94,9 @@ struct KernelProfile {
   std::map<std::string, std::optional<std::uint64_t>, std::less<>> type_sizes;      // "struct name"
   std::map<std::string, std::optional<MemberInfo>, std::less<>> members;            // "type\0member.path"
   std::map<std::string, std::optional<std::uint64_t>, std::less<>> variable_sizes;  // variable name
+  // Which CU holds a vmlinux address (cu_index.h): stored by the first session that read
+  // DWARF for a source line, so that later ones open only the CU they need.
+  std::optional<CuIndex> cu_index;
 
   // A loaded profile reads its bulk tables from the file's bytes as they are asked for:
   // a name is a binary search over fixed records, kallsyms is decoded on first use.

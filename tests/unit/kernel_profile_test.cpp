@@ -6,6 +6,7 @@
 // profile must be noticed, not trusted, and rewritten.
 #include "debuginfo/kernel_profile.h"
 
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cstdio>
 #include <deque>
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "debuginfo/kernel_debuginfo.h"
@@ -83,6 +85,10 @@ KernelProfile generated_profile(unsigned seed, const std::string& build_id) {
   p.type_sizes["no_such"] = std::nullopt;
   p.members[std::string("task_struct") + '\0' + "thread.sp"] = MemberInfo{5000, 8};
   p.variable_sizes["pcpu_hot"] = 64;
+  CuIndex::Builder cus;
+  std::uint64_t start = 0xffffffff81000000;
+  for (int i = 0; i < 50; ++i, start += 1 + rng() % 300) cus.add(start, 1 + rng() % 300, 0x0b + (rng() % 5) * 0x100);
+  p.cu_index = std::move(cus).finish();
   return p;
 }
 
@@ -145,9 +151,54 @@ BOOST_AUTO_TEST_CASE(a_written_profile_reads_back_with_every_table_and_answer) {
     BOOST_TEST(s.inlined.at(0).call.file == "/src/b.h");
     BOOST_TEST(!q->type_sizes.at("no_such").has_value());
     BOOST_TEST(q->members.at(std::string("task_struct") + '\0' + "thread.sp")->offset == 5000u);
+    BOOST_TEST((q->cu_index == p.cu_index));
     // A loaded profile writes its stored tables back unchanged.
     BOOST_TEST(serialize_profile(*q) == serialize_profile(p));
   }
+}
+
+// A warm session that learned something saves the profile again: its bulk tables go from
+// the old file's mapping straight into the new file. Tables past the writer's piece size
+// take that path; what is read back is what was there, with the new answer.
+BOOST_AUTO_TEST_CASE(a_loaded_profile_saved_again_keeps_its_large_tables_and_adds_answers) {
+  TempDir dir;
+  KernelProfile p = generated_profile(11, "feed");
+  auto names = std::make_shared<std::deque<std::string>>();
+  for (int i = 0; i < 40000; ++i) {
+    const std::string& name = names->emplace_back("big_symbol_" + std::to_string(i));
+    p.symbols_by_name.push_back({name, 0xffffffff81000000 + static_cast<std::uint64_t>(i) * 16, 16});
+  }
+  p.file_bytes = std::make_shared<std::pair<std::shared_ptr<const void>, decltype(names)>>(p.file_bytes, names);
+  std::stable_sort(p.symbols_by_name.begin(), p.symbols_by_name.end(),
+                   [](const SymbolView& a, const SymbolView& b) { return a.name < b.name; });
+  const std::string path = profile_path(dir.path().string(), "feed", p.vmlinux_size);
+  BOOST_REQUIRE_EQUAL(save_profile_file(p, dir.path().string(), 1u << 30), "");
+  std::string problem;
+  auto loaded = load_profile_file(path, "feed", p.vmlinux_size, problem);
+  BOOST_REQUIRE_MESSAGE(loaded, problem);
+  BOOST_REQUIRE(loaded->stored_symbols.size() > (std::size_t{256} << 10));  // past one piece
+  loaded->symbol_answers[0xffffffff81000400] = Symbol{"learned", 0xffffffff81000400, 8, ""};
+  BOOST_REQUIRE_EQUAL(save_profile_file(*loaded, dir.path().string(), 1u << 30), "");
+  auto again = load_profile_file(path, "feed", p.vmlinux_size, problem);
+  BOOST_REQUIRE_MESSAGE(again, problem);
+  BOOST_TEST(again->symbol_count() == p.symbols_by_name.size());
+  BOOST_TEST(again->symbol_answers.at(0xffffffff81000400)->name == "learned");
+  for (int i = 0; i < 40000; i += 997) {
+    const auto got = again->symbols_named("big_symbol_" + std::to_string(i));
+    BOOST_REQUIRE_EQUAL(got.size(), 1U);
+    BOOST_TEST(got[0].address == 0xffffffff81000000 + static_cast<std::uint64_t>(i) * 16);
+  }
+  loaded->symbol_answers.erase(0xffffffff81000400);
+  again->symbol_answers.erase(0xffffffff81000400);
+  BOOST_TEST(serialize_profile(*again) == serialize_profile(*loaded));
+}
+
+BOOST_AUTO_TEST_CASE(a_cu_index_out_of_address_order_is_not_trusted) {
+  KernelProfile p = generated_profile(5, "abcd");
+  p.cu_index = CuIndex({{0xffffffff81000100, 0x0b}, {0xffffffff81000000, 0x10b}}, 0xffffffff81000200);
+  std::string problem;
+  BOOST_TEST(!parse(serialize_profile(p), "abcd", problem));
+  BOOST_TEST(problem == "payload does not decode");
 }
 
 BOOST_AUTO_TEST_CASE(every_truncation_of_a_profile_is_rejected) {
