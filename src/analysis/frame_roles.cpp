@@ -350,13 +350,15 @@ FramePatternSet::FramePatternSet(std::span<const std::string_view> patterns) : a
     if (core.empty()) {
       other_.push_back(p);
     } else if (anchored_head) {
-      head_[static_cast<unsigned char>(core[0])].push_back(p);
+      head_[static_cast<unsigned char>(core[0])].push_back({core, anchored_tail});
     } else if (anchored_tail) {
-      tail_[static_cast<unsigned char>(core.back())].push_back(p);
-    } else if (core.size() < 2) {
+      tail_[static_cast<unsigned char>(core.back())].push_back(core);
+    } else if (core.size() < 3) {
       other_.push_back(p);
     } else {
       inner_[pair(core[0], core[1])].push_back(core);
+      const std::size_t key = triple_key(core[0], core[1], core[2]);
+      inner_triples_[key / 64] |= std::uint64_t{1} << (key % 64);
     }
   }
 }
@@ -369,11 +371,13 @@ bool FramePatternSet::matches(std::string_view f) const {
   }
   for (std::string_view p : other_)
     if (matches_frame_pattern(f, p)) return true;
-  for (std::string_view p : head_[static_cast<unsigned char>(f[0])])
-    if (matches_frame_pattern(f, p)) return true;
-  for (std::string_view p : tail_[static_cast<unsigned char>(f.back())])
-    if (matches_frame_pattern(f, p)) return true;
-  for (std::size_t i = 0; i + 1 < f.size(); ++i) {
+  for (const Head& h : head_[static_cast<unsigned char>(f[0])])
+    if (h.whole ? f == h.core : f.starts_with(h.core)) return true;
+  for (std::string_view core : tail_[static_cast<unsigned char>(f.back())])
+    if (f.ends_with(core)) return true;
+  for (std::size_t i = 0; i + 2 < f.size(); ++i) {
+    const std::size_t key = triple_key(f[i], f[i + 1], f[i + 2]);
+    if (((inner_triples_[key / 64] >> (key % 64)) & 1) == 0) continue;
     for (std::string_view p : inner_[pair(f[i], f[i + 1])])
       if (f.substr(i).starts_with(p)) return true;
   }

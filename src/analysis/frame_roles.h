@@ -3,6 +3,7 @@
 // interrupt/exception entry code. Lists are documented in man/btaudit.1.
 #pragma once
 #include <array>
+#include <cstdint>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -37,11 +38,25 @@ class FramePatternSet {
   static std::size_t pair(char a, char b) {
     return (static_cast<unsigned char>(a) * 31u + static_cast<unsigned char>(b)) % kPairBuckets;
   }
+  static std::size_t pair_key(char a, char b) {
+    return static_cast<std::size_t>(static_cast<unsigned char>(a)) << 8 | static_cast<unsigned char>(b);
+  }
+  struct Head {
+    std::string_view core;  // x of "^x" / "^x$"
+    bool whole;             // "^x$": the name is x
+  };
   std::span<const std::string_view> all_;
-  std::array<std::vector<std::string_view>, kPairBuckets> inner_{};  // substrings of 2+ characters, by their first two
-  std::vector<std::string_view> other_;                              // shorter substrings: tried on every name
-  std::array<std::vector<std::string_view>, 256> head_{};            // "^x" and "^x$", by x's first character
-  std::array<std::vector<std::string_view>, 256> tail_{};            // "x$", by x's last character
+  std::array<std::vector<std::string_view>, kPairBuckets> inner_{};  // substrings of 3+ characters, by their first two
+  // Which positions of a name can start one of inner_'s substrings, one bit test each
+  // (matches runs at every position, and most start none): a hash of their first three
+  // characters.
+  static std::size_t triple_key(char a, char b, char c) {
+    return (pair_key(a, b) * 31u + static_cast<unsigned char>(c)) & 0xffffu;
+  }
+  std::array<std::uint64_t, 1024> inner_triples_{};
+  std::vector<std::string_view> other_;                    // shorter substrings: tried on every name
+  std::array<std::vector<Head>, 256> head_{};              // "^x" and "^x$", by x's first character
+  std::array<std::vector<std::string_view>, 256> tail_{};  // x of "x$", by x's last character
 };
 
 // Functions that never name a bug in a title, whatever the report: sanitizer

@@ -1,6 +1,8 @@
 #include "analysis/line_pattern.h"
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
 
 namespace btaudit {
 
@@ -76,12 +78,7 @@ struct Matcher {
   }
 
   // Function name at i followed by '.' or '+': its length, or 0.
-  std::size_t func_at(std::size_t i) const {
-    std::size_t j = i;
-    while (j < s.size() && is_ident(s[j])) ++j;
-    if (j == i || j >= s.size() || (s[j] != '.' && s[j] != '+')) return 0;
-    return j - i;
-  }
+  std::size_t func_at(std::size_t i) const { return function_name_length(s.substr(i)); }
 
   std::size_t src_at(std::size_t i) const {
     std::size_t j = i;
@@ -124,8 +121,17 @@ struct Matcher {
       ++si;
     }
     if (pat[pi] == '*') {
-      for (std::size_t k = si; k <= s.size(); ++k)
+      // A literal or space after the '*' rules out every k whose byte differs: the attempt
+      // there would fail at its first step, spending one unit of budget, which is charged
+      // here without the call.
+      const bool literal_next = pi + 1 < pat.size() && pat[pi + 1] != '*' && pat[pi + 1] != '{';
+      for (std::size_t k = si; k <= s.size(); ++k) {
+        if (literal_next && (k == s.size() || s[k] != pat[pi + 1])) {
+          --budget;
+          continue;
+        }
         if (run(pi + 1, k)) return true;
+      }
       return false;
     }
     const std::size_t close = pat.find('}', pi);
@@ -219,6 +225,88 @@ struct Matcher {
   }
 };
 
+// The bytes a match of a pattern's first token can start with, for patterns that start
+// with a token that cannot match empty ({A:..}, {F}, {P}, {D}, ...) or with a space. Every
+// other start position fails at the matcher's first step, spending one unit of budget:
+// find_pattern skips such positions in a byte loop and charges that unit for each, so the
+// result is the one trying them all would give, budget included. May hold more bytes
+// than can start a match (a superset only costs attempts), never fewer.
+class FirstBytes {
+ public:
+  // False when the first token is none of those (a literal, '*', {p}, {T}, {R}, {Z}, {E}).
+  bool compute(std::string_view pat) {
+    if (pat.empty()) return false;
+    if (pat[0] == ' ') {
+      add(" ");
+      return true;
+    }
+    if (pat[0] != '{') return false;
+    const std::size_t close = pat.find('}');
+    if (close == std::string_view::npos || close < 2) return false;
+    const std::string_view tok = pat.substr(1, close - 1);
+    if (tok.size() > 2 && tok[1] == ':') {
+      std::string_view alts = tok.substr(2);
+      for (;;) {  // an empty alternative or one starting with '?' matches at any byte
+        const std::size_t bar = alts.find('|');
+        const std::string_view alt = alts.substr(0, bar);
+        if (alt.empty() || alt[0] == '?') return false;
+        add(alt[0]);
+        if (bar == std::string_view::npos) return true;
+        alts.remove_prefix(bar + 1);
+      }
+    }
+    if (tok.size() != 1) return false;
+    switch (tok[0]) {  // the classes of Matcher::run, as byte ranges
+      case 'S': add("-/."); [[fallthrough]];
+      case 'F':
+      case 'f':
+      case 'I':
+        add_range('a', 'z');
+        add_range('A', 'Z');
+        add_range('0', '9');
+        add("_");
+        return true;
+      case 'P': add("["); return true;
+      case 'W':
+      case 'w':
+        add_range('a', 'z');
+        add("-");
+        return true;
+      case 'L':
+        add_range('a', 'z');
+        add("_");
+        return true;
+      case 'Q':
+        bits_.fill(~std::uint64_t{0});
+        bits_[0] &= ~(std::uint64_t{1} << '\'');
+        return true;
+      case 'D': add_range('0', '9'); return true;
+      case 'H':
+        add_range('0', '9');
+        add_range('a', 'f');
+        return true;
+      default: return false;
+    }
+  }
+  bool has(char c) const {
+    const auto u = static_cast<unsigned char>(c);
+    return (bits_[u >> 6] >> (u & 63)) & 1;
+  }
+
+ private:
+  void add(char c) {
+    const auto u = static_cast<unsigned char>(c);
+    bits_[u >> 6] |= std::uint64_t{1} << (u & 63);
+  }
+  void add(std::string_view cs) {
+    for (char c : cs) add(c);
+  }
+  void add_range(char lo, char hi) {
+    for (char c = lo; c <= hi; ++c) add(c);
+  }
+  std::array<std::uint64_t, 4> bits_{};
+};
+
 // The literal text a pattern starts with (used to jump between candidate starts).
 std::string_view literal_prefix(std::string_view pat) {
   std::size_t n = 0;
@@ -227,6 +315,13 @@ std::string_view literal_prefix(std::string_view pat) {
 }
 
 }  // namespace
+
+std::size_t function_name_length(std::string_view s) {
+  std::size_t j = 0;
+  while (j < s.size() && is_ident(s[j])) ++j;
+  if (j == 0 || j >= s.size() || (s[j] != '.' && s[j] != '+')) return 0;
+  return j;
+}
 
 std::string_view pattern_literal(std::string_view pattern) {
   if (!pattern.empty() && pattern[0] == '^') pattern.remove_prefix(1);
@@ -238,11 +333,20 @@ bool find_pattern(std::string_view pattern, std::string_view line, std::vector<s
   if (anchored) pattern.remove_prefix(1);
   Matcher m(pattern, line);
   const std::string_view lit = literal_prefix(pattern);
+  FirstBytes first;
+  const bool filtered = lit.empty() && !anchored && first.compute(pattern);
   std::size_t start = 0;
   for (;;) {
     if (!lit.empty()) {
       start = line.find(lit, start);
       if (start == std::string_view::npos) return false;
+    } else if (filtered) {
+      // Each position skipped is one the matcher would have failed at its first step.
+      std::size_t at = start;
+      while (at < line.size() && !first.has(line[at])) ++at;
+      m.budget -= static_cast<int>(std::min<std::size_t>(at - start, 1u << 30));
+      if (m.budget < 0 || at == line.size()) return false;  // the end itself fails too
+      start = at;
     }
     if (anchored && start != 0) return false;
     m.caps.clear();

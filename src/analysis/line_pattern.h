@@ -23,6 +23,11 @@ namespace btaudit {
 // captures are appended to `caps` (when not null) and true is returned.
 bool find_pattern(std::string_view pattern, std::string_view line, std::vector<std::string_view>* caps);
 
+// The length of the function name {F} matches at the start of `s` (an identifier run
+// followed by '.' or '+'), or 0: find_pattern("^{F}", s, ...) without the pattern's
+// interpretation, for callers that try it on every frame line.
+std::size_t function_name_length(std::string_view s);
+
 // The literal text every match of `pattern` contains verbatim (its leading literal,
 // up to the first space or token; "" when it starts with one). A line without it
 // cannot match, which lets a caller trying many patterns skip them cheaply.

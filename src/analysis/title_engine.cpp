@@ -1,6 +1,7 @@
 #include "analysis/title_engine.h"
 
-#include <deque>
+#include <forward_list>
+#include <span>
 #include <string_view>
 
 #include "analysis/demangle.h"
@@ -79,6 +80,14 @@ bool is_fault_injection_line(std::string_view s) {
   return rest.starts_with("+0x");
 }
 
+// find_pattern("^{F}", s, &out) as a direct scan: it is tried on every frame line.
+bool leading_function(std::string_view s, Caps& out) {
+  const std::size_t n = function_name_length(s);
+  if (n == 0) return false;
+  out.push_back(s.substr(0, n));
+  return true;
+}
+
 // A frame line: optional spaces, up to two "[<pc>] ", then "func+" or "func.";
 // or arm's "[<pc>] (callee) from [<pc>] (caller+0x1/0x2)", which names two.
 bool frame_names(std::string_view s, Caps& out) {
@@ -88,7 +97,7 @@ bool frame_names(std::string_view s, Caps& out) {
   if (rest.empty()) return false;
   // Every form but the bare "{F}" starts with a "[<pc>]" and "{F}" cannot start with '[':
   // the first character picks the patterns worth trying (this runs on every stack line).
-  if (rest[0] != '[') return find_pattern("^{F}", rest, &out);
+  if (rest[0] != '[') return leading_function(rest, out);
   // "[foo+125/304] foo+0x7d/0x130": the frame printed by symbol in the brackets (format_table.h),
   // then as %pS; a '?' after the bracket leaves the frame out, as it does after "[<pc>]".
   // (powerpc's "[c000000049a87710] [c0000000000286fc] foo+0x4/0x8" starts with letters too.)
@@ -98,7 +107,15 @@ bool frame_names(std::string_view s, Caps& out) {
     std::string_view after = rest.substr(close + 1);
     while (!after.empty() && after[0] == ' ') after.remove_prefix(1);
     if (after.empty()) return find_pattern("^[{F}", rest, &out);
-    return find_pattern("^{F}", after, &out);
+    return leading_function(after, out);
+  }
+  // A "[<pc>]" holds no ']' but its last: arm's form has a '(' after the first ']' and spaces,
+  // the others an identifier or a '['. Only the form that can match is tried.
+  if (close != std::string_view::npos) {
+    std::size_t next = close + 1;
+    while (next < rest.size() && rest[next] == ' ') ++next;
+    if (next < rest.size() && rest[next] != '(')
+      return find_pattern("^{P} {F}", rest, &out) || find_pattern("^{P} {P} {F}", rest, &out);
   }
   return find_pattern("^{P} ({I}) from {P} ({F}", rest, &out) || find_pattern("^{P} {F}", rest, &out) ||
          find_pattern("^{P} {P} {F}", rest, &out);
@@ -107,7 +124,7 @@ bool frame_names(std::string_view s, Caps& out) {
 // The crash-site line: "RIP: 0010:foo+0x1/0x2", "IP: [<..>] foo+..", "NIP [..] foo+..",
 // "pc : foo+..", "PC is at foo+..". A user-space or "(null)" site matches without naming a function.
 bool rip_frame(std::string_view s, Caps& out) {
-  constexpr std::string_view kHeads[] = {"IP", "pc ", "PC is at"};
+  static constexpr std::string_view kHeads[] = {"IP", "pc ", "PC is at"};
   for (auto head : kHeads) {
     for (std::size_t at = s.find(head); at != std::string_view::npos; at = s.find(head, at + 1)) {
       std::string_view t = s.substr(at + head.size());
@@ -118,7 +135,7 @@ bool rip_frame(std::string_view s, Caps& out) {
       while (d < t.size() && t[d] >= '0' && t[d] <= '9') ++d;
       std::string_view u = t;
       if (d > 0 && d < t.size() && t[d] == ':') u = t.substr(d + 1);
-      if (find_pattern("^{F}", u, &out) || find_pattern("^{P} {F}", u, &out) || find_pattern("^{P} {P} {F}", u, &out))
+      if (leading_function(u, out) || find_pattern("^{P} {F}", u, &out) || find_pattern("^{P} {P} {F}", u, &out))
         return true;
       if (u.starts_with("0x") || find_pattern("^{P} [< (null)>] (null)", u, nullptr) ||
           find_pattern("^{P} [<(null)>] (null)", u, nullptr) || (d > 0 && find_pattern("^{D}: (null)", t, nullptr)))
@@ -128,12 +145,21 @@ bool rip_frame(std::string_view s, Caps& out) {
   return false;
 }
 
+// Holds "Call Trace:", "Call trace:" or "Backtrace:". Lines have few ':' (frame lines
+// mostly none): the words are looked for before each, found by memchr.
+bool call_trace_line(std::string_view s) {
+  for (std::size_t at = s.find(':'); at != std::string_view::npos; at = s.find(':', at + 1)) {
+    const std::string_view head = s.substr(0, at);
+    if (head.ends_with("Call Trace") || head.ends_with("Call trace") || head.ends_with("Backtrace")) return true;
+  }
+  return false;
+}
+
 bool match_part(const Part& part, std::string_view s, Caps& out) {
   switch (part.kind) {
     case PartKind::Rip: return rip_frame(s, out);
     case PartKind::RipOrInterrupt: return rip_frame(s, out) || find_pattern("--- interrupt: {D} at {F}", s, &out);
-    case PartKind::CallTrace:
-      return contains(s, "Call Trace:") || contains(s, "Call trace:") || contains(s, "Backtrace:");
+    case PartKind::CallTrace: return call_trace_line(s);
     case PartKind::Line: return find_pattern(part.pattern, s, &out);
     case PartKind::AnyOf: {
       std::string_view alts = part.pattern;
@@ -152,9 +178,9 @@ bool match_part(const Part& part, std::string_view s, Caps& out) {
 
 // Syscall wrappers differ by architecture and era; the shortest name wins.
 std::string_view strip_syscall_prefix(std::string_view f) {
-  constexpr std::string_view kPrefixes[] = {"SYSC_",     "SyS_",      "sys_",         "__x64_",      "__ia32_",
-                                            "__arm64_",  "____sys_",  "___sys_",      "__sys_",      "__se_",
-                                            "__se_sys_", "__do_sys_", "compat_SYSC_", "compat_SyS_", "ksys_"};
+  static constexpr std::string_view kPrefixes[] = {"SYSC_",     "SyS_",      "sys_",         "__x64_",      "__ia32_",
+                                                   "__arm64_",  "____sys_",  "___sys_",      "__sys_",      "__se_",
+                                                   "__se_sys_", "__do_sys_", "compat_SYSC_", "compat_SyS_", "ksys_"};
   std::string_view best = f;
   for (auto p : kPrefixes)  // first byte first: a memcmp call per prefix costs more than the compare
     if (!f.empty() && f[0] == p[0] && f.starts_with(p) && f.size() - p.size() < best.size()) best = f.substr(p.size());
@@ -272,10 +298,10 @@ int hang_frame(const std::vector<std::string>& frames, std::string& name) {
       }
     }
   }
-  constexpr std::string_view kWaiting[] = {"sched",       "_lock",          "_slowlock",   "down",
-                                           "rwsem",       "completion",     "kthread",     "wait",
-                                           "synchronize", "context_switch", "__switch_to", "cancel_delayed_work",
-                                           "rcu_barrier"};
+  static constexpr std::string_view kWaiting[] = {"sched",       "_lock",          "_slowlock",   "down",
+                                                  "rwsem",       "completion",     "kthread",     "wait",
+                                                  "synchronize", "context_switch", "__switch_to", "cancel_delayed_work",
+                                                  "rcu_barrier"};
   for (std::size_t i = 0; i < frames.size(); ++i) {
     bool waiting = false;
     for (auto w : kWaiting) waiting = waiting || frames[i].find(w) != std::string::npos;
@@ -325,29 +351,50 @@ bool enough_frames(const std::vector<std::string_view>& frames, const StackRecip
   return r.extractor == Extractor::Stall && is_stall_anchor(strip_syscall_prefix(frames.back()));
 }
 
-// Mangled names (Rust, C++) are read as syzkaller's titles show them, before the skip
-// patterns (written for demangled names) see them. `names` holds the demangled strings.
-void append_frames(std::vector<std::string_view>& frames, const Caps& caps, const StackRecipe& r,
-                   std::deque<std::string>& names) {
-  for (auto c : caps) {
-    if (enough_frames(frames, r)) return;
-    if (c.size() > 3 && c[0] == '_' && (c[1] == 'R' || c[1] == 'Z')) {
-      if (auto d = demangle_symbol(c)) c = names.emplace_back(std::move(*d));
-    }
-    if (!skipped(c, r)) frames.push_back(c);
+// The frames of the stack being read. Whether the extractor has what it will look at
+// (enough_frames) changes only when a frame is added: it is worked out then, not on
+// every line the stack loop reads.
+class StackFrames {
+ public:
+  explicit StackFrames(const StackRecipe& r) : r_(r) {}
+  const std::vector<std::string_view>& frames() const { return frames_; }
+  bool enough() const { return enough_; }
+  void clear() {
+    frames_.clear();
+    enough_ = false;
   }
-}
+  // Mangled names (Rust, C++) are read as syzkaller's titles show them, before the skip
+  // patterns (written for demangled names) see them.
+  void append(const Caps& caps) {
+    for (auto c : caps) {
+      if (enough_) return;
+      if (c.size() > 3 && c[0] == '_' && (c[1] == 'R' || c[1] == 'Z')) {
+        if (auto d = demangle_symbol(c)) c = names_.emplace_front(std::move(*d));
+      }
+      if (skipped(c, r_)) continue;
+      frames_.push_back(c);
+      enough_ = enough_frames(frames_, r_);
+    }
+  }
+
+ private:
+  const StackRecipe& r_;
+  std::vector<std::string_view> frames_;
+  // The demangled names `frames_` views: list nodes never move, and an empty list
+  // allocates nothing (most stacks hold no mangled name).
+  std::forward_list<std::string> names_;
+  bool enough_ = false;
+};
 
 StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Part>& parts, const StackRecipe& r) {
   StackResult res;
-  std::vector<std::string_view> frames;
-  std::deque<std::string> names;  // demangled frame names that `frames` views
-  Caps caps;                      // one buffer for every line's captures (cleared per line), not an allocation each
+  StackFrames frames(r);
+  Caps caps;  // one buffer for every line's captures (cleared per line), not an allocation each
   std::size_t li = from;
   int stacks = 0;
   for (std::size_t pi = 0;; ++pi) {
     if (pi == parts.size() || (parts[pi].kind == PartKind::Stack && stacks > 0)) {
-      Pick p = extract(frames, r.extractor);
+      Pick p = extract(frames.frames(), r.extractor);
       if (p.canonical.empty()) {
         p = {"corrupted", ""};
         res.ok = false;
@@ -368,13 +415,13 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
         if (starts_stack(ln)) break;
         caps.clear();
         if (pi + 1 < parts.size() && match_part(parts[pi + 1], ln, caps)) {
-          append_frames(frames, caps, r, names);
+          frames.append(caps);
           ++pi;
           break;
         }
         // Once the extractor has what it will look at, later frames change nothing: the
         // lines are still read for the part that ends the stack and for fault injection.
-        if (!enough_frames(frames, r) && frame_names(ln, caps)) append_frames(frames, caps, r, names);
+        if (!frames.enough() && frame_names(ln, caps)) frames.append(caps);
       }
     } else {
       while (li < lines.size()) {
@@ -385,7 +432,7 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
         }
         caps.clear();
         if (match_part(part, ln, caps)) {
-          append_frames(frames, caps, r, names);
+          frames.append(caps);
           break;
         }
       }
@@ -395,7 +442,7 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
 }
 
 // Matches the line patterns on successive lines from `from`; returns the first line's index.
-std::optional<std::size_t> match_lines(const std::vector<std::string_view>& pats, const Lines& lines, std::size_t from,
+std::optional<std::size_t> match_lines(std::span<const std::string_view> pats, const Lines& lines, std::size_t from,
                                        Caps& caps) {
   std::optional<std::size_t> first;
   std::size_t li = from;
@@ -465,7 +512,8 @@ struct FormatFilter {
 };
 struct FamilyFilter {
   std::vector<std::string_view> literals;
-  std::vector<FormatFilter> formats;  // parallel to Family::formats
+  std::vector<FormatFilter> formats;                          // parallel to Family::formats
+  std::vector<std::vector<std::string_view>> suppress_words;  // parallel to Family::suppress: literal_words
 };
 
 const FamilyFilter& family_filter(const Family& fam) {
@@ -482,6 +530,7 @@ const FamilyFilter& family_filter(const Family& fam) {
           if (w != lit) one.others.push_back(w);
         ff.formats.push_back(std::move(one));
       }
+      for (const std::string_view p : f.suppress) ff.suppress_words.push_back(literal_words(p));
       all.push_back(std::move(ff));
     }
     return all;
@@ -495,9 +544,12 @@ bool holds_all(std::string_view line, const std::vector<std::string_view>& words
   return true;
 }
 
+// A header line is tested against every suppress pattern of its family (a dozen for
+// WARNING:): the pattern runs only on a line holding all of its literal words.
 bool suppressed(const Family& fam, std::string_view line) {
-  for (auto p : fam.suppress)
-    if (find_pattern(p, line, nullptr)) return true;
+  const FamilyFilter& filter = family_filter(fam);
+  for (std::size_t i = 0; i < fam.suppress.size(); ++i)
+    if (holds_all(line, filter.suppress_words[i]) && find_pattern(fam.suppress[i], line, nullptr)) return true;
   return false;
 }
 
@@ -542,15 +594,22 @@ std::optional<RuleTitle> title_from_rules(const Lines& lines) {
   std::optional<RuleTitle> best;
   for (std::size_t li = start; li < lines.size() && !best; ++li) {
     bool matched_here = false;
-    for (std::size_t k = 0; k < filter.literals.size(); ++k) line_has[k] = contains(lines[li], filter.literals[k]);
+    bool any = false;
+    for (std::size_t k = 0; k < filter.literals.size(); ++k) {
+      line_has[k] = contains(lines[li], filter.literals[k]);
+      any = any || line_has[k];
+    }
+    // A line with none of the leading literals is one no format can match: a report whose
+    // header line no format words is read to its end, and most lines hold no "BUG:".
+    if (!any) continue;
     for (std::size_t fi = 0; fi < fam->formats.size(); ++fi) {
       const Format& f = fam->formats[fi];
       if (best) break;
       if (!line_has[filter.formats[fi].literal] || !holds_all(lines[li], filter.formats[fi].others)) continue;
-      if (!find_pattern(f.title.front(), lines[li], nullptr)) continue;
+      // The first title pattern is matched here, once; the others follow on later lines.
       Caps tcaps;
-      const auto at = match_lines(f.title, lines, li, tcaps);
-      if (!at || *at != li) continue;
+      if (!find_pattern(f.title.front(), lines[li], &tcaps)) continue;
+      if (f.title.size() > 1 && !match_lines(std::span(f.title).subspan(1), lines, li + 1, tcaps)) continue;
       matched_here = true;
       Caps caps = tcaps;
       std::size_t stack_from = li;

@@ -163,4 +163,63 @@ BOOST_AUTO_TEST_CASE(hostile_lines_stay_bounded) {
   BOOST_TEST(title_from_rules(text).has_value());
 }
 
+// The call trace's three spellings, behind the console prefixes a log may carry (the front
+// end strips them): each starts the stack a WARNING without a crash-site line falls back to.
+BOOST_AUTO_TEST_CASE(every_spelling_of_the_call_trace_line_starts_the_fallback_stack) {
+  for (const std::string trace : {"Call Trace:", "Call trace:", "Backtrace:"}) {
+    for (const std::string prefix : {"", "[  1.2] ", "<4>[  1.2] ", "[T1] "}) {
+      const std::string text = prefix + "WARNING: CPU: 0 PID: 1 at drivers/usb/core/urb.c:1 foo_probe+0x1/0x2\n" +
+                               prefix + "Modules linked in:\n" + prefix + trace + "\n" + prefix +
+                               " [<ffffffff81234567>] dump_stack+0x1/0x2\n" + prefix +
+                               " [<ffffffff81234567>] ion_ioctl+0x1/0x2\n";
+      BOOST_TEST_CONTEXT(text) { BOOST_TEST(first_title(text) == "WARNING in ion_ioctl"); }
+    }
+  }
+}
+
+// A frame line in each architecture's form, with one to three spaces between its fields:
+// x86's "[<pc>] f+off", arm's "[<pc>] (callee) from [<pc>] (caller+off)", powerpc's two
+// addresses, a bare "f+off". The first frame no skip pattern names is the title's.
+BOOST_AUTO_TEST_CASE(frame_lines_of_every_form_name_the_function) {
+  for (int spaces = 1; spaces <= 3; ++spaces) {
+    const std::string sp(static_cast<std::size_t>(spaces), ' ');
+    const std::string forms[] = {
+        "[<ffffffff81234567>]" + sp + "victim_fn+0x1/0x2",
+        "[<c0123456>]" + sp + "(dump_stack)" + sp + "from" + sp + "[<c0654321>]" + sp + "(victim_fn+0x1/0x2)",
+        "[c000000049a87710]" + sp + "[c0000000000286fc]" + sp + "victim_fn+0x4/0x8",
+        "victim_fn+0x1/0x2",
+        "[<ffffffff81234567>]" + sp + "victim_fn.cold+0x1/0x2",
+    };
+    for (const std::string& frame : forms) {
+      const std::string text = "BUG: sleeping function called from invalid context at kernel/foo.c:1\nCall Trace:\n" +
+                               sp + "[<ffffffff81000000>] __might_sleep+0x1/0x2\n" + sp + frame + "\n" + sp +
+                               "other_fn+0x1/0x2\n";
+      const auto t = title_from_rules(text);
+      BOOST_TEST_CONTEXT(text) {
+        BOOST_REQUIRE(t.has_value());
+        BOOST_TEST(t->title == "BUG: sleeping function called from invalid context in victim_fn");
+      }
+    }
+  }
+}
+
+// A header line no format words is the title itself, however many lines follow it, unless
+// a later line holds a format's words; lines without the family's words are passed over.
+BOOST_AUTO_TEST_CASE(a_header_no_format_words_is_the_title_unless_a_later_line_is_worded) {
+  for (int filler = 0; filler <= 40; filler += 8) {
+    for (const bool worded_later : {false, true}) {
+      std::string text = "INFO: something unusual happened here\n";
+      for (int i = 0; i < filler; ++i) text += " line " + std::to_string(i) + " with no family word: x+0x1/0x2\n";
+      if (worded_later)
+        text += "INFO: task syz:123 blocked for more than 143 seconds.\nCall Trace:\n hung_fn+0x1/0x2\n";
+      const auto t = title_from_rules(text);
+      BOOST_TEST_CONTEXT(text) {
+        BOOST_REQUIRE(t.has_value());
+        BOOST_TEST(t->title == (worded_later ? "INFO: task hung in hung_fn" : "INFO: something unusual happened here"));
+        BOOST_TEST(t->corrupted == !worded_later);
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,360 @@
+// The line patterns and frame pattern sets skip work (candidate starts whose first byte
+// cannot begin the pattern, '*' positions whose byte differs from the literal after it,
+// name positions that start no skip pattern). These tests hold them to plain oracles
+// written from the pattern language's definition (line_pattern.h, frame_roles.h): every
+// pattern of the title rule table, and patterns led by each kind of token, on lines
+// generated from the patterns themselves, cut, mutated and embedded at random offsets.
+#include "analysis/line_pattern.h"
+
+#include <algorithm>
+#include <boost/test/unit_test.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "analysis/frame_roles.h"
+#include "analysis/title_rules.h"
+
+using namespace btaudit;
+
+namespace {
+
+bool ident(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+bool hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+bool digit(char c) { return c >= '0' && c <= '9'; }
+
+// The pattern language as line_pattern.h states it, tried at every start with plain
+// recursion: no literal jumps, no byte filters, no budget (the lines here are short).
+struct Oracle {
+  std::string_view pat;
+  std::string_view s;
+  std::vector<std::string_view> caps;
+
+  template <typename Pred>
+  std::size_t run_of(std::size_t i, Pred pred) const {
+    std::size_t j = i;
+    while (j < s.size() && pred(s[j])) ++j;
+    return j - i;
+  }
+  std::size_t pc(std::size_t i) const {  // "[<hex>]", '<', "0x" and '>' optional
+    std::size_t j = i;
+    if (j >= s.size() || s[j] != '[') return 0;
+    ++j;
+    if (j < s.size() && s[j] == '<') ++j;
+    if (j + 1 < s.size() && s[j] == '0' && s[j + 1] == 'x') j += 2;
+    const std::size_t n = run_of(j, hex);
+    if (n == 0) return 0;
+    j += n;
+    if (j < s.size() && s[j] == '>') ++j;
+    return j < s.size() && s[j] == ']' ? j + 1 - i : 0;
+  }
+  std::size_t source(std::size_t i) const {  // "path/file.ext:123", the extension lower-case
+    const std::size_t n = run_of(i, [](char c) { return ident(c) || c == '-' || c == '/' || c == '.'; });
+    const std::size_t colon = i + n;
+    if (n == 0 || colon >= s.size() || s[colon] != ':') return 0;
+    std::size_t k = colon;
+    while (k > i && s[k - 1] >= 'a' && s[k - 1] <= 'z') --k;
+    if (k == colon || k <= i + 1 || s[k - 1] != '.') return 0;
+    const std::size_t d = run_of(colon + 1, digit);
+    return d == 0 ? 0 : colon + 1 + d - i;
+  }
+  bool then(std::size_t next, std::size_t si, std::size_t len, bool capture) {
+    const std::size_t mark = caps.size();
+    if (capture) caps.push_back(s.substr(si, len));
+    if (run(next, si + len)) return true;
+    caps.resize(mark);
+    return false;
+  }
+  bool run(std::size_t pi, std::size_t si) {
+    if (pi == pat.size()) return true;
+    const char c = pat[pi];
+    if (c == ' ') {
+      if (si >= s.size() || s[si] != ' ') return false;
+      return run(pi + 1, si + run_of(si, [](char ch) { return ch == ' '; }));
+    }
+    if (c == '*') {
+      for (std::size_t k = si; k <= s.size(); ++k)
+        if (run(pi + 1, k)) return true;
+      return false;
+    }
+    if (c != '{') return si < s.size() && s[si] == c && run(pi + 1, si + 1);
+    const std::size_t close = pat.find('}', pi);
+    const std::string_view tok = pat.substr(pi + 1, close - pi - 1);
+    const std::size_t next = close + 1;
+    if (tok.size() > 2 && tok[1] == ':') {
+      std::string_view alts = tok.substr(2);
+      for (;;) {
+        const std::size_t bar = alts.find('|');
+        const std::string_view alt = alts.substr(0, bar);
+        bool fits = s.size() - si >= alt.size();
+        for (std::size_t k = 0; fits && k < alt.size(); ++k) fits = alt[k] == '?' || alt[k] == s[si + k];
+        if (fits && then(next, si, alt.size(), tok[0] == 'C')) return true;
+        if (bar == std::string_view::npos) return false;
+        alts.remove_prefix(bar + 1);
+      }
+    }
+    const auto nonempty = [&](std::size_t n, bool capture) { return n > 0 && then(next, si, n, capture); };
+    switch (tok[0]) {
+      case 'F':
+      case 'f': {
+        const std::size_t n = run_of(si, ident);
+        const bool ends = si + n < s.size() && (s[si + n] == '.' || s[si + n] == '+');
+        return ends && nonempty(n, tok[0] == 'F');
+      }
+      case 'P': return nonempty(pc(si), false);
+      case 'p': {
+        const std::size_t n = pc(si);
+        if (n > 0 && si + n < s.size() && s[si + n] == ' ') {
+          const std::size_t spaces = run_of(si + n, [](char ch) { return ch == ' '; });
+          if (then(next, si, n + spaces, false)) return true;
+        }
+        return run(next, si);
+      }
+      case 'S': return nonempty(source(si), true);
+      case 'W':
+      case 'w':
+        return nonempty(run_of(si, [](char ch) { return (ch >= 'a' && ch <= 'z') || ch == '-'; }), tok[0] == 'W');
+      case 'I': return nonempty(run_of(si, ident), true);
+      case 'L': return nonempty(run_of(si, [](char ch) { return (ch >= 'a' && ch <= 'z') || ch == '_'; }), true);
+      case 'Q': return nonempty(run_of(si, [](char ch) { return ch != '\''; }), true);
+      case 'D': return nonempty(run_of(si, digit), false);
+      case 'H': return nonempty(run_of(si, hex), false);
+      case 'T': return then(next, si, run_of(si, [](char ch) { return ch != ' '; }), false);
+      case 'R': return then(next, si, s.size() - si, true);
+      case 'Z':
+        for (std::size_t len = 0; si + len <= s.size(); ++len)
+          if (then(next, si, len, true)) return true;
+        return false;
+      case 'E': {
+        const std::size_t n = run_of(si, [](char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; });
+        return si + n == s.size() && run(next, s.size());
+      }
+      default: return false;
+    }
+  }
+  bool find(std::string_view pattern, std::string_view line) {
+    const bool anchored = pattern.starts_with('^');
+    pat = anchored ? pattern.substr(1) : pattern;
+    s = line;
+    for (std::size_t start = 0; start <= s.size(); ++start) {
+      caps.clear();
+      if (run(0, start)) return true;
+      if (anchored) return false;
+    }
+    return false;
+  }
+};
+
+// Text a token can match, so that generated lines reach past it.
+std::string sample(std::string_view tok, std::mt19937& rng) {
+  const auto pick = [&](std::initializer_list<const char*> options) {
+    std::vector<const char*> v(options);
+    return std::string(v[rng() % v.size()]);
+  };
+  if (tok.size() > 2 && tok[1] == ':') {
+    std::vector<std::string> alts;
+    std::string_view a = tok.substr(2);
+    for (std::size_t bar; (bar = a.find('|')) != std::string_view::npos; a.remove_prefix(bar + 1))
+      alts.emplace_back(a.substr(0, bar));
+    alts.emplace_back(a);
+    std::string alt = alts[rng() % alts.size()];
+    std::replace(alt.begin(), alt.end(), '?', 'x');
+    return alt;
+  }
+  switch (tok[0]) {
+    case 'F':
+    case 'f': return pick({"foo+", "__x64_sys_read.", "kasan_report+", "a+"});
+    case 'P': return pick({"[<ffffffff81234567>]", "[<0xc0de>]", "[ffff1234]"});
+    case 'p': return pick({"[<ffffffff81234567>] ", "", "[<ab>]  "});
+    case 'S': return pick({"mm/slub.c:12", "net/core/dev.c:4567", "a.h:1"});
+    case 'W':
+    case 'w': return pick({"use-after-free", "slab-out-of-bounds", "x"});
+    case 'I': return pick({"snd_seq", "A1_b", "x"});
+    case 'L': return pick({"smp_processor_id", "x"});
+    case 'Q': return pick({"bp", "frame pointer"});
+    case 'D': return pick({"0", "143", "42"});
+    case 'H': return pick({"ffff8801c8b2f9c4", "dead", "0"});
+    case 'T': return pick({"syz-executor.0/123", "", "x"});
+    default: return pick({"tail of the line", "", "x y"});
+  }
+}
+
+// A line the pattern is meant to match: literals kept, tokens replaced by samples.
+std::string instantiate(std::string_view pattern, std::mt19937& rng) {
+  if (pattern.starts_with('^')) pattern.remove_prefix(1);
+  std::string out;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '{') {
+      const std::size_t close = pattern.find('}', i);
+      out += sample(pattern.substr(i + 1, close - i - 1), rng);
+      i = close;
+    } else if (pattern[i] == '*') {
+      out += std::string(rng() % 3, "ab :[x"[rng() % 6]);
+    } else if (pattern[i] == ' ') {
+      out += std::string(1 + rng() % 2, ' ');
+    } else {
+      out += pattern[i];
+    }
+  }
+  return out;
+}
+
+// Variants of a line: embedded after and before filler, cut, one byte changed or dropped.
+std::vector<std::string> variants(const std::string& line, std::mt19937& rng) {
+  static const std::string kBytes = "ab_x0f9 :[]<>()+./-'?{}*ABFIPcp\t";
+  const auto filler = [&] {
+    std::string f;
+    for (std::size_t n = rng() % 12; n > 0; --n) f += kBytes[rng() % kBytes.size()];
+    return f;
+  };
+  std::vector<std::string> out{line, filler() + line, line + filler(), filler() + line + filler(), line + " " + line};
+  for (int k = 0; k < 8 && !line.empty(); ++k) {
+    std::string v = line;
+    const std::size_t at = rng() % v.size();
+    if (k % 3 == 0)
+      v.erase(at, 1);
+    else if (k % 3 == 1)
+      v[at] = kBytes[rng() % kBytes.size()];
+    else
+      v = v.substr(0, at);
+    out.push_back(filler() + v);
+  }
+  return out;
+}
+
+std::vector<std::string_view> rule_patterns() {
+  std::vector<std::string_view> all;
+  for (const auto& fam : title_rules::families()) {
+    all.insert(all.end(), fam.suppress.begin(), fam.suppress.end());
+    for (const auto& f : fam.formats) {
+      all.insert(all.end(), f.title.begin(), f.title.end());
+      all.insert(all.end(), f.report.begin(), f.report.end());
+      for (const auto* parts : {&f.stack.parts, &f.stack.parts2})
+        for (const auto& p : *parts)
+          if (p.kind == title_rules::PartKind::Line) all.push_back(p.pattern);
+    }
+  }
+  return all;
+}
+
+// Patterns led by each kind of token and each kind of '*' follower, beyond the table's.
+constexpr std::string_view kLeadingTokens[] = {"{F}",
+                                               "{f} x",
+                                               "{P} {F}",
+                                               "{p}{F}",
+                                               "{S} at",
+                                               "{W} in {F}",
+                                               "{w}-",
+                                               "{I}) from",
+                                               "{L}()",
+                                               "{Q}'",
+                                               "{D}: (null)",
+                                               "{H} {D}",
+                                               "{T} x",
+                                               "{R}",
+                                               "{Z} in",
+                                               "{E}",
+                                               " {F}",
+                                               "{A:ab|?x|c} {D}",
+                                               "{C:a|} {F}",
+                                               "{A:[|(}{F}",
+                                               "a* :{D}",
+                                               "*:",
+                                               "x*{F}",
+                                               "** {D}",
+                                               "^{A:b|a}*+",
+                                               "^ {F}",
+                                               "{A:Read|Write}*]",
+                                               "backtrace*:",
+                                               "at* {p}{F}",
+                                               "{C:Local variable |Uninit}",
+                                               "({I}) from *(",
+                                               "[* {F}",
+                                               "{D}*{D}",
+                                               "{A:ab|abc}{E}",
+                                               "^{P} {P} {F}",
+                                               "x{A:a|b}*.{D}"};
+
+void expect_same_as_oracle(std::string_view pattern, const std::string& line) {
+  std::vector<std::string_view> got;
+  const bool found = find_pattern(pattern, line, &got);
+  Oracle oracle;
+  const bool want = oracle.find(pattern, line);
+  BOOST_TEST_CONTEXT("pattern \"" << pattern << "\" on \"" << line << "\"") {
+    BOOST_TEST(found == want);
+    if (found && want) BOOST_TEST(got == oracle.caps, boost::test_tools::per_element());
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(line_pattern)
+
+BOOST_AUTO_TEST_CASE(every_title_rule_pattern_finds_what_plain_backtracking_finds) {
+  std::mt19937 rng(14);
+  const auto patterns = rule_patterns();
+  BOOST_REQUIRE_GT(patterns.size(), 100u);
+  for (const std::string_view p : patterns)
+    for (int n = 0; n < 6; ++n)
+      for (const std::string& line : variants(instantiate(p, rng), rng)) expect_same_as_oracle(p, line);
+}
+
+BOOST_AUTO_TEST_CASE(patterns_led_by_any_token_find_what_plain_backtracking_finds) {
+  std::mt19937 rng(1414);
+  for (const std::string_view p : kLeadingTokens)
+    for (int n = 0; n < 40; ++n)
+      for (const std::string& line : variants(instantiate(p, rng), rng)) expect_same_as_oracle(p, line);
+}
+
+BOOST_AUTO_TEST_CASE(a_leading_token_is_found_at_the_leftmost_start_whatever_precedes_it) {
+  // Every byte value before the match: the byte filter may skip only bytes that cannot start it.
+  for (int b = 1; b < 256; ++b) {
+    const std::string before(3, static_cast<char>(b));
+    for (const std::string_view p : {"{F}", "{A:ab|cd} {D}", "{P} {F}", "{D}: x", "{H}!", "{W} in", "{Q}'", " {F}"}) {
+      std::mt19937 rng(static_cast<unsigned>(b));
+      expect_same_as_oracle(p, before + instantiate(p, rng));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(function_name_length_is_an_identifier_run_before_a_dot_or_plus) {
+  const std::string names[] = {"foo", "__x64_sys_read", "a", "_ZN4core3fmt5write17h", "9lives", ""};
+  for (const std::string& n : names) {
+    for (const std::string_view tail : {"+0x1/0x2", ".cold+0x2/0x3", ".isra.0", "", " ", "(", "+"}) {
+      const std::string line = n + std::string(tail);
+      const bool named = !n.empty() && !tail.empty() && (tail[0] == '+' || tail[0] == '.');
+      BOOST_TEST_CONTEXT(line) {
+        BOOST_TEST(function_name_length(line) == (named ? n.size() : 0u));
+        BOOST_TEST(find_pattern("^{F}", line, nullptr) == named);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_frame_pattern_set_matches_a_name_when_some_pattern_of_it_does) {
+  // Substrings short and long, anchored at either end or both, empty cores.
+  static constexpr std::string_view kPatterns[] = {
+      "kasan", "__asan",    "_trap$", "^down$", "^mutex_",   "lock",       "x",  "ab",     "^",         "$",  "^a",
+      "b$",    "spin_lock", "^__rb_", "readb$", "atomic64_", "^call_mmap", "of", "_once_", "^kthread$", "sys"};
+  const FramePatternSet set(kPatterns);
+  std::mt19937 rng(276);
+  static const std::string kBytes = "abdklnostwxy_$^";
+  for (int n = 0; n < 20000; ++n) {
+    std::string name;
+    for (std::size_t parts = rng() % 4; parts > 0; --parts) {
+      if (rng() % 2) {
+        std::string_view p = kPatterns[rng() % std::size(kPatterns)];
+        if (p.starts_with('^')) p.remove_prefix(1);
+        if (p.ends_with('$')) p.remove_suffix(1);
+        name += p.substr(0, p.size() - (p.empty() ? 0 : rng() % 2));
+      } else {
+        name += kBytes[rng() % kBytes.size()];
+      }
+    }
+    const bool any = std::any_of(std::begin(kPatterns), std::end(kPatterns),
+                                 [&](std::string_view p) { return matches_frame_pattern(name, p); });
+    BOOST_TEST_CONTEXT(name) { BOOST_TEST(set.matches(name) == any); }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
