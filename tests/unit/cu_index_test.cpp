@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "lab_kernels.h"
+
 namespace {
 
 using namespace btaudit;
@@ -114,15 +116,7 @@ namespace {
 // Kernel images to compare on: the suite's kernel-like image and the lab kernels present.
 std::vector<std::string> images() {
   std::vector<std::string> out{BTAUDIT_MINIKERNEL};
-  const char* env = std::getenv("BTAUDIT_KALLSYMS_VMLINUXES");
-  const std::string list = env ? env : "/usr/lib/debug/boot/vmlinux-6.1.0-57-cloud-amd64";
-  for (std::size_t pos = 0; pos <= list.size();) {
-    const std::size_t end = std::min(list.find(':', pos), list.size());
-    const std::string p = list.substr(pos, end - pos);
-    std::error_code ec;
-    if (!p.empty() && std::filesystem::is_regular_file(p, ec)) out.push_back(p);
-    pos = end + 1;
-  }
+  for (std::string& k : btaudit::testing::lab_kernels()) out.push_back(std::move(k));
   return out;
 }
 

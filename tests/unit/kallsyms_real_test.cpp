@@ -13,25 +13,13 @@
 #include <filesystem>
 
 #include "debuginfo/kernel_debuginfo.h"
+#include "lab_kernels.h"
 
 namespace {
 
 using namespace btaudit;
 
-std::vector<std::string> lab_kernels() {
-  std::vector<std::string> out;
-  // Colon-separated (tests/CMakeLists.txt passes the lab kernels it was configured with).
-  const char* env = std::getenv("BTAUDIT_KALLSYMS_VMLINUXES");
-  const std::string list = env ? env : "/usr/lib/debug/boot/vmlinux-6.1.0-57-cloud-amd64";
-  for (std::size_t pos = 0; pos <= list.size();) {
-    const std::size_t end = std::min(list.find(':', pos), list.size());
-    const std::string p = list.substr(pos, end - pos);
-    std::error_code ec;
-    if (!p.empty() && std::filesystem::is_regular_file(p, ec)) out.push_back(p);
-    pos = end + 1;
-  }
-  return out;
-}
+using btaudit::testing::lab_kernels;
 
 }  // namespace
 
