@@ -3,7 +3,8 @@
 // here), so that mutations reach the payload decoder instead of stopping at the
 // checksum; the input is also parsed as a whole file as it is. A parse must
 // either fail with a problem or give a profile whose tables can all be read:
-// every name searched, kallsyms decoded and looked up, the profile written back.
+// every name searched, kallsyms decoded and looked up, the CU index searched around
+// every run, the profile written back.
 #include <zlib.h>
 
 #include <cstddef>
@@ -43,6 +44,11 @@ void exercise(const std::string& bytes) {
   for (const char* name : {"", "a", "init_stack", "kallsyms_names", "\xff\xff"}) (void)p->symbols_named(name);
   if (const btaudit::KallsymsTable* t = p->kallsyms_table())
     for (const btaudit::KallsymsEntry& e : t->entries()) (void)t->lookup(e.address);
+  if (p->cu_index) {
+    (void)p->cu_index->cu_at(p->cu_index->last_end());
+    for (const btaudit::CuIndex::Run& run : p->cu_index->runs())
+      for (const std::uint64_t a : {run.start - 1, run.start, run.start + 1}) (void)p->cu_index->cu_at(a);
+  }
   const std::string again = btaudit::serialize_profile(*p);
   std::string problem2;
   auto owner2 = std::make_shared<std::string>(again);
