@@ -131,7 +131,7 @@ if [ -f "$log" ] && [ -f "$vmlinux" ]; then
   # by another lab report (the copy, ~8 MB, is inside the measured time).
   other=$shared/lab/logs/warn_task.console.log
   if [ -f "$other" ]; then
-    XDG_CACHE_HOME=$work/seen.base "$btaudit" analyze --format json --vmlinux "$vmlinux" "$other" >/dev/null
+    XDG_CACHE_HOME=$work/seen.base "$btaudit" analyze --format json --vmlinux "$vmlinux" "$other" >/dev/null 2>&1
     seen=$work/seen.sh
     printf '#!/bin/sh
 rm -rf "%s/seen.run"; cp -a "%s/seen.base" "%s/seen.run"; XDG_CACHE_HOME="%s/seen.run" exec "$@"
