@@ -5,7 +5,6 @@
 #pragma once
 #include <array>
 #include <bit>
-#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -13,6 +12,8 @@
 #include <string_view>
 #include <type_traits>
 #include <vector>
+
+#include "render/decimal.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -138,7 +139,7 @@ class JsonWriter {
   }
   template <typename Int>
   requires(std::is_integral_v<Int> && !std::is_same_v<Int, bool>) static bool put_scalar(char*& p, Int v) {
-    p = std::to_chars(p, p + 24, v).ptr;
+    p = decimal::put(p, v);
     return true;
   }
   static bool put_scalar(char*& p, std::string_view s) {
@@ -181,15 +182,15 @@ class JsonWriter {
     first_.back() = false;
     return sep;
   }
-  // The separator and the digits go out with one append; std::to_chars, not
-  // std::to_string, which would allocate a string per number.
+  // The separator and the digits go out with one append; decimal::put (std::to_chars's
+  // digits), not std::to_string, which would allocate a string per number.
   template <typename Int>
   void integer(bool sep, Int v) {
     char buf[24];
     char* p = buf;
     if (sep) *p++ = ',';
-    const auto res = std::to_chars(p, buf + sizeof buf, v);
-    out().append(buf, static_cast<std::size_t>(res.ptr - buf));
+    p = decimal::put(p, v);
+    out().append(buf, static_cast<std::size_t>(p - buf));
   }
   // Writes [,]"s"[tail] with one append when s is short and needs no escaping, which
   // is nearly every key and value of a report (a few appends per field would cost

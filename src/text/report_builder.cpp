@@ -92,6 +92,41 @@ bool is_register_line(std::string_view s) {
   return false;
 }
 
+// Every prefix parse_header_field() tests, in its order (keep the two in step): a line whose
+// first byte starts none of them, and is no digit (a "6.1.0-1 #1 Tainted: ..." release line),
+// is no header field, so it goes straight to the register-line test instead of trying each
+// prefix in turn. Most lines that reach the header test are of that kind.
+constexpr std::string_view kHeaderPrefixes[] = {
+    "CPU: ",
+    "Pid: ",
+    "Hardware name: ",
+    "Modules linked in:",
+    "Not tainted",
+    "Tainted: ",
+    "CPU ",
+    "Krnl PSW",
+    "RIP: ",
+    "EIP: ",
+    "pc : ",
+    "NIP ",
+    "PC is at ",
+    "EIP is at ",
+    "epc : ",
+    "IP: ",
+    "Code: ",
+    "x29: ",
+    "lr : ",
+    "Kernel Offset: ",
+    "RAX: ",  // x86 register rows: R or E, two more bytes, ": "
+    "EAX: ",
+};
+constexpr std::array<bool, 256> kHeaderFirstBytes = [] {
+  std::array<bool, 256> first{};
+  for (std::string_view p : kHeaderPrefixes) first[static_cast<unsigned char>(p[0])] = true;
+  for (char d = '0'; d <= '9'; ++d) first[static_cast<unsigned char>(d)] = true;
+  return first;
+}();
+
 // A line of a raw hex stack dump ("Stack:" block of <= 4.10 kernels, arm's
 // "Exception stack(0x... to 0x...)" block with its "5bc0: 00000000 ..." rows).
 bool is_hex_dump_line(std::string_view s) {
@@ -485,6 +520,7 @@ void ReportBuilder::parse_warning_header(std::string_view s) {
 }
 
 bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
+  if (s.empty() || !kHeaderFirstBytes[static_cast<unsigned char>(s[0])]) return is_register_line(s);
   if (starts(s, "CPU: ") || starts(s, "Pid: ")) return parse_task_line(s);
   if (consume(s, "Hardware name: ")) {
     if (!report_.hardware) report_.hardware = std::string(trim(s));

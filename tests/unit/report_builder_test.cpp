@@ -3,6 +3,8 @@
 #include "text/report_builder.h"
 
 #include <boost/test/unit_test.hpp>
+#include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -240,6 +242,66 @@ BOOST_AUTO_TEST_CASE(junk_prefixed_console_lines_keep_their_frames) {
                   "--2012-06-28 06:[  120.833075]  [<ffffffff8166bbe9>] system_call_fastpath+0x16/0x1b "});
   BOOST_TEST(functions(r) == (std::vector<std::string>{"__might_sleep", "system_call_fastpath"}),
              boost::test_tools::per_element());
+}
+
+// The header test dispatches on a line's first byte: every kind of header field is still read
+// whatever value it carries, and the same line behind any other first byte is no field.
+BOOST_AUTO_TEST_CASE(header_fields_are_read_behind_their_first_byte_only) {
+  struct Kind {
+    std::string prefix;               // the header's own words
+    std::vector<std::string> values;  // generated below: what follows the words
+    bool (*read)(const Report&);      // the field the line sets
+  };
+  std::vector<std::string> hex_words;
+  for (std::uint64_t v : {0x0ULL, 0x1ULL, 0xffffffff81000000ULL, 0x2a00000ULL, 0xdeadbeefULL}) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+    hex_words.emplace_back(buf);
+  }
+  std::vector<std::string> register_rows, offsets, code, psw;
+  for (const auto& h : hex_words) {
+    register_rows.push_back(" " + h + " RBX: " + h + " RCX: " + h);
+    offsets.push_back(" 0x" + h.substr(8) + " from 0xffffffff81000000 (relocation range: 0xffffffff80000000)");
+    code.push_back(" 48 89 e5 <0f> 0b " + h.substr(0, 2));
+    psw.push_back(" : 0704c00180000000 " + h + " (scsi_alloc_sgtable+0x62/0x7c)");
+  }
+  const std::vector<Kind> kinds = {
+      {"Hardware name:",
+       {" QEMU Standard PC (Q35 + ICH9, 2009)", " Dell Inc. PowerEdge R640/0X45NX, BIOS 2.1.8"},
+       [](const Report& r) { return r.hardware.has_value(); }},
+      {"Modules linked in:",
+       {" kvm_intel kvm irqbypass", " nf_tables(E) [last unloaded: x]"},
+       [](const Report& r) { return !r.modules.empty(); }},
+      {"Kernel Offset:", offsets, [](const Report& r) { return r.kaslr_offset.has_value(); }},
+      {"Code:", code, [](const Report& r) { return !r.code_bytes.empty(); }},
+      {"RAX:", register_rows, [](const Report& r) { return !r.registers.empty(); }},
+      {"EAX:", register_rows, [](const Report& r) { return !r.registers.empty(); }},
+      {"RIP: 0010:",
+       {"do_idle+0x1/0x2", "[<ffffffff81234567>] foo+0x10/0x20"},
+       [](const Report& r) { return r.rip.has_value(); }},
+      {"pc :", {" do_idle+0x1/0x2", " el1_abort+0x40/0x60 [mod]"}, [](const Report& r) { return r.rip.has_value(); }},
+      {"Krnl PSW", psw, [](const Report& r) { return r.arch == Arch::S390; }},
+      {"x29:",
+       {" ffff800008003e50 x28: ffff000003b1c000 x27: 0000000000000000"},
+       [](const Report& r) { return r.arch == Arch::Arm64; }},
+      {"6.1.0-57-cloud-amd64 #1",
+       {" Tainted: G        W", " Not tainted"},
+       [](const Report& r) { return r.kernel.has_value(); }},
+  };
+  const std::string marker = "BUG: sleeping function called from invalid context at mm/memory.c:3927";
+  for (const Kind& k : kinds) {
+    for (const std::string& v : k.values) {
+      for (const char* indent : {"", " ", "  \t"}) {
+        const std::string line = std::string(indent) + k.prefix + v;
+        BOOST_TEST_CONTEXT(line) { BOOST_TEST(k.read(build({marker, line}))); }
+      }
+      // Other first bytes in front of the same words: prose, not a header field.
+      for (const char* junk : {"-", "*", "z", "!", "#", "~", "\x7f", "\xc3\xa9"}) {
+        const std::string line = std::string(junk) + k.prefix + v;
+        BOOST_TEST_CONTEXT(line) { BOOST_TEST(!k.read(build({marker, line}))); }
+      }
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
