@@ -637,16 +637,14 @@ void KernelDebugInfo::describe_source(std::uint64_t address, FrameDebugInfo& out
 }
 
 const CuIndex* KernelDebugInfo::kernel_cu_index(Dwarf* dwarf) {
-  if (profile_ && profile_->cu_index) return &*profile_->cu_index;
-  if (!cu_index_) {
-    cu_index_ = CuIndex::from_aranges(dwarf);
-    if (!cu_index_) return nullptr;
+  // Kept in the profile when there is one (it joins the file), else by the session.
+  std::optional<CuIndex>& index = profile_ ? profile_->cu_index : cu_index_;
+  if (!index) {
+    index = CuIndex::from_aranges(dwarf);
+    if (!index) return nullptr;
+    if (profile_) profile_dirty_ = true;
   }
-  if (!profile_) return &*cu_index_;
-  profile_->cu_index = std::move(cu_index_);
-  cu_index_.reset();
-  profile_dirty_ = true;
-  return &*profile_->cu_index;
+  return &*index;
 }
 
 void KernelDebugInfo::lookup_source(std::uint64_t address, FrameDebugInfo& out) {
