@@ -40,13 +40,23 @@ bool is_return_thunk(const std::string& n) {
 CallSiteFinding CallSiteChecker::find_call(std::uint64_t ret, const std::optional<Symbol>& function) {
   const auto key = std::make_pair(ret, function ? function->address : ~std::uint64_t{0});
   if (auto it = calls_.find(key); it != calls_.end()) return it->second;
-  return calls_.emplace(key, decode_call(ret, function)).first->second;
+  std::optional<CallSiteFinding> known = memo_ ? memo_->call(ret, function) : std::nullopt;
+  if (!known) {
+    known = decode_call(ret, function);
+    if (memo_) memo_->keep_call(ret, function, *known);
+  }
+  return calls_.emplace(key, std::move(*known)).first->second;
 }
 
 Reach CallSiteChecker::reaches(std::uint64_t target, std::uint64_t callee) {
   const auto key = std::make_pair(target, callee);
   if (auto it = reached_.find(key); it != reached_.end()) return it->second;
-  return reached_.emplace(key, follow_tail_calls(target, callee)).first->second;
+  std::optional<Reach> known = memo_ ? memo_->reach(target, callee) : std::nullopt;
+  if (!known) {
+    known = follow_tail_calls(target, callee);
+    if (memo_) memo_->keep_reach(target, callee, *known);
+  }
+  return reached_.emplace(key, *known).first->second;
 }
 
 CallSiteFinding CallSiteChecker::decode_call(std::uint64_t ret, const std::optional<Symbol>& function) {

@@ -14,22 +14,30 @@
 
 namespace btaudit {
 
-enum class Reach { Yes, No, Unknown };
-
-struct CallSiteFinding {
-  CallSite site;                                // kind None: the instruction before is not a call
-  std::optional<std::uint64_t> target_address;  // a direct call's decoded target (relocated code only)
-  bool decided = false;                         // false when the bytes could not be read or decoded
-  std::string note;                             // how it was decided, or why it could not be
+// Answers kept beyond one checker: what a longer-lived owner (a debuginfo
+// session, or every session of a batch run) already knows about call sites.
+// An implementation decides which addresses it keeps: only those whose answer
+// depends on the code's file alone, never on where a session loaded a module.
+class CallSiteMemo {
+ public:
+  virtual ~CallSiteMemo() = default;
+  // function: find_call's, the symbol holding return_address - 1 as the report named it.
+  virtual std::optional<CallSiteFinding> call(std::uint64_t return_address, const std::optional<Symbol>& function) = 0;
+  virtual void keep_call(std::uint64_t return_address, const std::optional<Symbol>& function,
+                         const CallSiteFinding& f) = 0;
+  virtual std::optional<Reach> reach(std::uint64_t target, std::uint64_t callee) = 0;
+  virtual void keep_reach(std::uint64_t target, std::uint64_t callee, Reach r) = 0;
 };
 
 // Answers are remembered for the checker's life (one report, or one dump's
-// reports): a stack holds the same return address many times (a recursion, a
-// hostile stack page full of one word), and one answer can cost a tenth of a
-// second (x64_sys_call's switch of tail calls, a symbol lookup each).
+// reports), and in `memo` when one is given: a stack holds the same return
+// address many times (a recursion, a hostile stack page full of one word), one
+// answer can cost a tenth of a second (x64_sys_call's switch of tail calls, a
+// symbol lookup each), and a batch of reports of one kernel asks the same
+// questions report after report.
 class CallSiteChecker {
  public:
-  explicit CallSiteChecker(CodeSource& code) : code_(code) {}
+  explicit CallSiteChecker(CodeSource& code, CallSiteMemo* memo = nullptr) : code_(code), memo_(memo) {}
 
   // The instruction that ends exactly at `return_address`. `function` is the
   // symbol holding return_address - 1, used for a forward sweep from its start.
@@ -44,6 +52,7 @@ class CallSiteChecker {
   Reach follow_tail_calls(std::uint64_t target, std::uint64_t callee);
   bool is_indirect_trampoline(const std::string& name) const;
   CodeSource& code_;
+  CallSiteMemo* memo_;  // not owned; may be null
   X86Decoder decoder_;
   std::map<std::pair<std::uint64_t, std::uint64_t>, CallSiteFinding> calls_;  // (return address, function start)
   std::map<std::pair<std::uint64_t, std::uint64_t>, Reach> reached_;          // (target, callee)

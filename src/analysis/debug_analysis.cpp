@@ -44,6 +44,43 @@ std::optional<Resolved> resolve(KernelDebugInfo& info, const Frame& f, const std
   return std::nullopt;
 }
 
+// The call-site answers a session keeps beyond one report (and a batch run
+// shares between its sessions): vmlinux's own addresses only, whose code and
+// symbols come from the file alone. A module's addresses depend on where this
+// session placed the module, so their answers stay with the report's checker.
+class KernelCallSiteMemo final : public CallSiteMemo {
+ public:
+  explicit KernelCallSiteMemo(KernelDebugInfo& info) : info_(info) {}
+  std::optional<CallSiteFinding> call(std::uint64_t ret, const std::optional<Symbol>& function) override {
+    if (!kept(ret, function)) return std::nullopt;
+    return info_.kernel_answers().call_site(key(ret, function));
+  }
+  void keep_call(std::uint64_t ret, const std::optional<Symbol>& function, const CallSiteFinding& f) override {
+    if (!kept(ret, function) || (f.target_address && !info_.holds_kernel_address(*f.target_address))) return;
+    info_.kernel_answers().put_call_site(key(ret, function), f);
+  }
+  std::optional<Reach> reach(std::uint64_t target, std::uint64_t callee) override {
+    if (!kept(target, callee)) return std::nullopt;
+    return info_.kernel_answers().reach(target, callee);
+  }
+  void keep_reach(std::uint64_t target, std::uint64_t callee, Reach r) override {
+    if (kept(target, callee)) info_.kernel_answers().put_reach(target, callee, r);
+  }
+
+ private:
+  bool kept(std::uint64_t a, std::uint64_t b) const {
+    return info_.holds_kernel_address(a) && info_.holds_kernel_address(b);
+  }
+  bool kept(std::uint64_t ret, const std::optional<Symbol>& function) const {
+    return info_.holds_kernel_address(ret) && (!function || info_.holds_kernel_address(function->address));
+  }
+  static KernelAnswers::CallSiteKey key(std::uint64_t ret, const std::optional<Symbol>& function) {
+    if (!function) return {ret, ~std::uint64_t{0}, {}};
+    return {ret, function->address, function->name};
+  }
+  KernelDebugInfo& info_;
+};
+
 // "f+0xoff/0xsize" as the kernel's %pB prints a vmlinux return address.
 std::optional<std::string> kallsyms_text(KernelDebugInfo& info, std::uint64_t address) {
   auto s = info.kallsyms_at(symbol_lookup_address(address, false));
@@ -126,7 +163,8 @@ void apply_debuginfo(Report& r, KernelDebugInfo& info, const CheckBudget& budget
                                *r.kernel);
   infer_kaslr(r, info);
   DebugInfoCodeSource code(info);
-  CallSiteChecker checker(code);
+  KernelCallSiteMemo memo(info);
+  CallSiteChecker checker(code, &memo);
 
   int size_mismatches = 0;
   int resolved_count = 0;

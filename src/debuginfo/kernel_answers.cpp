@@ -26,6 +26,30 @@ void KernelAnswers::put_source(std::uint64_t address, const Source& s) {
   sources_.try_emplace(address, s);
 }
 
+std::optional<CallSiteFinding> KernelAnswers::call_site(const CallSiteKey& key) const {
+  std::shared_lock lock(mutex_);
+  if (auto it = call_sites_.find(key); it != call_sites_.end()) return it->second;
+  return std::nullopt;
+}
+
+void KernelAnswers::put_call_site(const CallSiteKey& key, const CallSiteFinding& f) {
+  std::unique_lock lock(mutex_);
+  if (call_sites_.size() >= kMaxAnswers) call_sites_.clear();
+  call_sites_.try_emplace(key, f);
+}
+
+std::optional<Reach> KernelAnswers::reach(std::uint64_t target, std::uint64_t callee) const {
+  std::shared_lock lock(mutex_);
+  if (auto it = reaches_.find({target, callee}); it != reaches_.end()) return it->second;
+  return std::nullopt;
+}
+
+void KernelAnswers::put_reach(std::uint64_t target, std::uint64_t callee, Reach r) {
+  std::unique_lock lock(mutex_);
+  if (reaches_.size() >= kMaxAnswers) reaches_.clear();
+  reaches_.try_emplace({target, callee}, r);
+}
+
 std::shared_ptr<KernelAnswers> KernelAnswerStore::for_image(const std::string& key) {
   std::lock_guard lock(mutex_);
   std::shared_ptr<KernelAnswers>& slot = images_[key];

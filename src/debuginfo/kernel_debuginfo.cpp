@@ -107,6 +107,12 @@ std::unique_ptr<KernelDebugInfo> KernelDebugInfo::open(const std::string& vmlinu
   return info;
 }
 
+KernelAnswers& KernelDebugInfo::kernel_answers() {
+  if (shared_) return *shared_;
+  if (!own_answers_) own_answers_ = std::make_unique<KernelAnswers>();
+  return *own_answers_;
+}
+
 void KernelDebugInfo::open_profile() {
   const auto facts = elf_file_facts(vmlinux_path_);
   std::string dir = options_.cache.dir.empty() ? default_profile_dir() : options_.cache.dir;

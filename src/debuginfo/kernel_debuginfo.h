@@ -90,6 +90,12 @@ class KernelDebugInfo {
   // File:line:column and inlined callers of a code address.
   void describe_source(std::uint64_t address, FrameDebugInfo& out);
 
+  // Whether an address lies in vmlinux's own image (a link address, not a module's).
+  bool holds_kernel_address(std::uint64_t address) const { return in_vmlinux(address); }
+  // Where answers about vmlinux's own addresses outlive one report: the run's
+  // shared store (options.shared_answers), else this session's own.
+  KernelAnswers& kernel_answers();
+
   // The profile this session answers vmlinux questions from and adds to (null with the cache off).
   KernelProfile* profile() { return profile_.get(); }
   void profile_changed() { profile_dirty_ = true; }
@@ -147,6 +153,7 @@ class KernelDebugInfo {
   std::uint64_t kernel_start_ = 0;
   std::uint64_t kernel_end_ = 0;
   bool shared_answer(std::uint64_t address) const { return shared_ && in_vmlinux(address); }
+  std::unique_ptr<KernelAnswers> own_answers_;  // kernel_answers() without a shared store
   // vmlinux's CU index (cu_index.h) when there is no profile to keep it in.
   std::optional<CuIndex> cu_index_;
   std::unique_ptr<KernelProfile> profile_;

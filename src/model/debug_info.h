@@ -30,6 +30,18 @@ struct CallSite {
   std::string insn;                      // the decoded instruction, AT&T-free Intel syntax
 };
 
+// What the machine code says about one return address (analysis/call_site_check.h
+// decides it; kept here so that a run can share the answers between sessions).
+struct CallSiteFinding {
+  CallSite site;                                // kind None: the instruction before is not a call
+  std::optional<std::uint64_t> target_address;  // a direct call's decoded target (relocated code only)
+  bool decided = false;                         // false when the bytes could not be read or decoded
+  std::string note;                             // how it was decided, or why it could not be
+};
+
+// Whether a direct call's target can lead, through tail calls, to a given function.
+enum class Reach { Yes, No, Unknown };
+
 struct FrameDebugInfo {
   std::uint64_t address = 0;                      // the frame's code address in the debuginfo's layout (no KASLR)
   std::uint64_t lookup_address = 0;               // address used for lines: address - 1 for return addresses

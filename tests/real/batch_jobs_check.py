@@ -6,6 +6,9 @@ sessions: the lab console logs, copied several times into one corpus, through
 the databases identical row for row (their file bytes depend on when commits fell),
 the warnings the same, and the reports must carry what only debuginfo gives (source
 lines, checked call sites), so that the debuginfo path was what ran in parallel.
+The sessions of a run share what they learn about vmlinux addresses (symbols, source
+lines, call-site decodes): every report of the -j 2 run must also equal, byte for byte,
+the same log's report from a run of its own (a process that learned nothing before it).
 
   batch_jobs_check.py BTAUDIT VMLINUX LOG... [--copies N]
 
@@ -63,6 +66,32 @@ try:
             if got[key] != want:
                 failures.append(f'{" ".join(extra)}: {key} differs from -j 1: {got[key]} != {want}')
         print(f'{" ".join(extra)}: ' + ('identical' if not failures else 'DIFFERENT'))
+    # Answers shared between reports change nothing: each log alone, in a process of its own.
+    j2_out = os.path.join(work, 'j2.ndjson')
+    by_input = {}
+    for line in open(j2_out):
+        rep = json.loads(line)
+        by_input.setdefault(os.path.basename(rep['input']['path']), []).append(line)
+    alone_dir = os.path.join(work, 'alone')
+    os.makedirs(alone_dir)
+    compared = 0
+    for n, log in enumerate(logs):
+        name = f'{copies - 1}-{n}-{os.path.basename(log)}'  # the last copy: its answers were all shared
+        single = os.path.join(alone_dir, name)
+        shutil.copyfile(log, single)
+        out = os.path.join(work, f'alone-{n}.ndjson')
+        r = subprocess.run([btaudit, 'batch', '--vmlinux', vmlinux, '--progress', 'never', '-q', '-o', out,
+                            '--no-cache', single], capture_output=True, text=True, timeout=600)
+        if r.returncode not in (0, 2):
+            failures.append(f'{name} alone: btaudit batch exited {r.returncode}: {r.stderr.strip()}')
+            continue
+        alone = [json.dumps(dict(json.loads(l), input=None)) for l in open(out)]
+        shared = [json.dumps(dict(json.loads(l), input=None)) for l in by_input.get(name, [])]
+        compared += len(alone)
+        if alone != shared:
+            failures.append(f'{name}: its reports in the shared -j 2 run differ from a run of its own')
+    print(f'{compared} reports of {len(logs)} logs analyzed alone: ' +
+          ('identical' if not any('run of its own' in f for f in failures) else 'DIFFERENT'))
     for f in failures:
         print(f)
     sys.exit(1 if failures else 0)

@@ -223,4 +223,74 @@ BOOST_AUTO_TEST_CASE(a_mismatched_build_is_reported) {
   BOOST_TEST(r.debug_warnings[0].find("does not match") != std::string::npos);
 }
 
+// Call-site answers outlive one report: a session keeps them for its next
+// reports, and the sessions of a batch run share them (KernelAnswerStore).
+BOOST_AUTO_TEST_CASE(call_site_answers_outlive_the_report_and_are_shared_by_a_runs_sessions) {
+  KernelAnswerStore store;
+  DebugInfoOptions shared_options;
+  shared_options.shared_answers = &store;
+  auto first = KernelDebugInfo::open(image, shared_options);
+  auto second = KernelDebugInfo::open(image, shared_options);
+  const std::string trace = " " + dis.after_call("mk_direct_caller", "mk_leaf") + "\n ? " +
+                            dis.after_call("mk_unrelated", "mk_direct_caller") + "\n";
+  const Report alone = analyze(trace);  // a session of its own, nothing shared
+
+  auto run = [&](KernelDebugInfo& session) {
+    auto reports = parse_log(
+        "WARNING: CPU: 0 PID: 1 at minikernel.c:10 mk_leaf+0x5/0x10\nRIP: 0010:mk_leaf+0x5/0x10\n"
+        "Call Trace:\n <TASK>\n" +
+            trace + " </TASK>\n---[ end trace 0 ]---\n",
+        "minikernel.log");
+    BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+    analyze_report(reports[0]);
+    apply_debuginfo(reports[0], session);
+    return reports[0];
+  };
+  const Report by_first = run(*first);
+  const std::uint64_t caller = dis.start.at("mk_direct_caller");
+  const std::uint64_t ret = caller + dis.return_offset("mk_direct_caller", "mk_leaf");
+  const KernelAnswers::CallSiteKey key{ret, caller, "mk_direct_caller"};
+  auto kept = first->kernel_answers().call_site(key);
+  BOOST_REQUIRE(kept);
+  BOOST_TEST(kept->site.target.value_or("") == "mk_leaf");
+  BOOST_TEST(&first->kernel_answers() == &second->kernel_answers());
+  BOOST_TEST(&info->kernel_answers() != &first->kernel_answers());  // a session without a store keeps its own
+
+  // The second session answers from what the first kept: the same frames as a session of its own.
+  const Report by_second = run(*second);
+  for (const Report* r : {&by_first, &by_second}) {
+    BOOST_REQUIRE_EQUAL(r->frames.size(), alone.frames.size());
+    for (std::size_t i = 0; i < alone.frames.size(); ++i) {
+      BOOST_TEST(r->frames[i].verdict == alone.frames[i].verdict);
+      BOOST_TEST(r->frames[i].reason == alone.frames[i].reason);
+      BOOST_TEST(r->frames[i].debug->call_site->insn == alone.frames[i].debug->call_site->insn);
+      BOOST_TEST(r->frames[i].debug->note == alone.frames[i].debug->note);
+    }
+  }
+
+  // And it does read them: an answer planted for that return address is what a new report shows.
+  CallSiteFinding planted;
+  planted.decided = true;
+  planted.site.kind = CallKind::None;
+  planted.site.insn = "(planted)";
+  auto other = KernelDebugInfo::open(image, shared_options);
+  KernelAnswers::CallSiteKey planted_key = key;
+  first->kernel_answers().put_call_site(planted_key, planted);  // kept: the first answer stays
+  BOOST_TEST(run(*other).frames.at(0).debug->call_site->insn != "(planted)");
+  KernelAnswerStore fresh;
+  DebugInfoOptions fresh_options;
+  fresh_options.shared_answers = &fresh;
+  auto planted_session = KernelDebugInfo::open(image, fresh_options);
+  planted_session->kernel_answers().put_call_site(planted_key, planted);
+  BOOST_TEST(run(*planted_session).frames.at(0).debug->call_site->insn == "(planted)");
+}
+
+BOOST_AUTO_TEST_CASE(only_vmlinux_own_addresses_are_held_as_kernel_addresses) {
+  const std::uint64_t first_fn = dis.start.at("mk_direct_caller");
+  BOOST_TEST(info->holds_kernel_address(first_fn));
+  BOOST_TEST(!info->holds_kernel_address(0));
+  BOOST_TEST(!info->holds_kernel_address(0xffffffffc0000000ULL));  // module space
+  BOOST_TEST(!info->holds_kernel_address(~std::uint64_t{0}));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
