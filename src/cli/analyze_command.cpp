@@ -6,6 +6,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "analysis/analyze_report.h"
 #include "analysis/debug_analysis.h"
@@ -104,23 +105,23 @@ int run_analyze(const std::vector<std::string>& args) {
   // hundreds of MB holds tens of thousands of reports, and keeping them all until the end
   // only costs memory. The output is the same as rendering the whole list at once.
   const bool json = format == "json";
-  JsonDocument doc;
+  // JSON goes to stdout in blocks straight from the buffer the writer fills; text in
+  // blocks of rendered reports.
+  constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
+  std::optional<JsonDocument> doc;
+  if (json)
+    doc.emplace([](std::string_view block) { std::fwrite(block.data(), 1, block.size(), stdout); }, kFlushBytes);
   TextStyle style;
   style.colour = colour == "always" || (colour == "auto" && ::isatty(STDOUT_FILENO));
   std::string text_out;
   std::size_t report_count = 0;
   std::size_t inputs_read = 0;
-  constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
   const auto sink = [&](Report&& r) {
     analyze_report(r);
     if (KernelDebugInfo* info = debuginfo.for_report(r)) apply_debuginfo(r, *info, budget);
     ++report_count;
-    if (json) {
-      doc.add(r);
-      if (doc.buffer().size() >= kFlushBytes) {
-        write_stdout(doc.buffer());
-        doc.buffer().clear();
-      }
+    if (doc) {
+      doc->add(r);
     } else {
       text_out += render_text(r, style);
       if (text_out.size() >= kFlushBytes) {
@@ -164,9 +165,8 @@ int run_analyze(const std::vector<std::string>& args) {
     if (input.read_failed()) read_failed(path);
   }
 
-  if (json) {
-    doc.finish();
-    write_stdout(doc.buffer());
+  if (doc) {
+    doc->finish();
   } else {
     write_stdout(text_out);
     if (report_count == 0 && inputs_read > 0) {

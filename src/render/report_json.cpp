@@ -1,5 +1,8 @@
 #include "render/report_json.h"
 
+#include <array>
+#include <cstring>
+
 #include "btaudit_version.h"
 
 namespace btaudit {
@@ -68,7 +71,53 @@ void write_debug_fields(JsonWriter& w, const FrameDebugInfo& d) {
   if (!d.note.empty()) w.field("debug_note", d.note);
 }
 
-void write_frame_json(JsonWriter& w, const Frame& f) {
+namespace {
+
+// `,"name":"value"` for each value of an enum, rendered once: a frame takes three of
+// them, each one fixed-size copy instead of a key, a length-counted copy and two quotes.
+// Enum names are snake_case words from constant tables: no escaping to check.
+struct Fragment {
+  static constexpr std::size_t kCapacity = 48;
+  std::array<char, kCapacity> text{};
+  std::size_t size = 0;
+  // Copies all kCapacity bytes (a fixed-size copy, inlined), keeps size of them.
+  void put(char*& p) const {
+    std::memcpy(p, text.data(), kCapacity);
+    p += size;
+  }
+};
+
+constexpr Fragment fragment(std::string_view key, std::string_view name) {
+  Fragment f;
+  const std::string_view parts[] = {",\"", key, "\":\"", name, "\""};
+  for (const std::string_view part : parts)
+    for (const char c : part) f.text.at(f.size++) = c;  // at(): a name too long fails to compile or throws
+  return f;
+}
+
+template <typename Enum, std::size_t N, typename Name>
+constexpr std::array<Fragment, N> fragments(std::string_view key, Name name) {
+  std::array<Fragment, N> t{};
+  for (std::size_t i = 0; i < N; ++i) t[i] = fragment(key, name(static_cast<Enum>(i)));
+  return t;
+}
+
+constexpr std::size_t kStackKinds = static_cast<std::size_t>(StackKind::Unknown) + 1;
+constexpr std::size_t kVerdicts = static_cast<std::size_t>(Verdict::Unknown) + 1;
+constexpr std::size_t kReasons = static_cast<std::size_t>(Reason::ScannedTextAddress) + 1;
+
+constexpr auto kStackFragments = fragments<StackKind, kStackKinds>("stack", [](StackKind k) { return to_string(k); });
+constexpr auto kVerdictFragments = fragments<Verdict, kVerdicts>("verdict", [](Verdict v) { return to_string(v); });
+
+const Fragment& reason_fragment(Reason r) {
+  // reason_code() is not constexpr (verdict.cpp): the table is built on first use, then only read.
+  static const std::array<Fragment, kReasons> table =
+      fragments<Reason, kReasons>("reason", [](Reason x) { return reason_code(x); });
+  return table[static_cast<std::size_t>(r)];
+}
+
+// A frame's members through the general calls: for what direct writing leaves out.
+void write_frame_fields(JsonWriter& w, const Frame& f) {
   w.begin_object();
   w.field("function", f.function);
   w.field("offset", f.offset);
@@ -88,6 +137,71 @@ void write_frame_json(JsonWriter& w, const Frame& f) {
   if (f.debug) write_debug_fields(w, *f.debug);
   if (f.slot) w.field("slot", *f.slot);
   w.end_object();
+}
+
+std::size_t length_of(const std::optional<std::string>& s) { return s ? s->size() : 0; }
+
+// The strings of a frame take their length and quotes; everything else fits in this
+// (keys and punctuation about 220 bytes, five numbers, three fragments copied whole).
+constexpr std::size_t kFrameFixed = 640;
+// Frames whose strings are longer than this (never seen in a real trace) take the general path.
+constexpr std::size_t kFrameStrings = std::size_t{8} << 10;
+
+// The same members as write_frame_fields, written straight into the writer's buffer with
+// constant key fragments: a frame is the bulk of a report's JSON. Returns false, having
+// kept nothing, when a string needs escaping or the frame is too large.
+bool write_frame_direct(JsonWriter& w, const Frame& f) {
+  using J = JsonWriter;
+  const std::size_t strings = length_of(f.function) + length_of(f.module) + length_of(f.build_id) +
+                              length_of(f.exception) + length_of(f.source);
+  if (strings > kFrameStrings) return false;
+  char* p = w.begin_direct(kFrameFixed + strings);
+  J::put_literal(p, "{\"function\":");
+  if (f.function ? !J::put_string(p, *f.function) : !J::put_scalar(p, std::nullopt)) return false;
+  J::put_literal(p, ",\"offset\":");
+  J::put_scalar(p, f.offset);
+  J::put_literal(p, ",\"size\":");
+  J::put_scalar(p, f.size);
+  J::put_literal(p, ",\"module\":");
+  if (f.module ? !J::put_string(p, *f.module) : !J::put_scalar(p, std::nullopt)) return false;
+  J::put_literal(p, ",\"build_id\":");
+  if (f.build_id ? !J::put_string(p, *f.build_id) : !J::put_scalar(p, std::nullopt)) return false;
+  J::put_literal(p, ",\"address\":");
+  J::put_scalar(p, f.address);
+  J::put_literal(p, ",\"printed_unreliable\":");
+  J::put_scalar(p, f.printed_unreliable);
+  kStackFragments[static_cast<std::size_t>(f.stack)].put(p);
+  J::put_literal(p, ",\"exception\":");
+  if (f.exception ? !J::put_string(p, *f.exception) : !J::put_scalar(p, std::nullopt)) return false;
+  kVerdictFragments[static_cast<std::size_t>(f.verdict)].put(p);
+  reason_fragment(f.reason).put(p);
+  J::put_literal(p, ",\"line\":");
+  J::put_scalar(p, f.line);
+  J::put_literal(p, ",\"trace\":");
+  J::put_scalar(p, f.trace);
+  if (f.source) {
+    J::put_literal(p, ",\"source_text\":");
+    if (!J::put_string(p, *f.source)) return false;
+  }
+  if (f.inlined) J::put_literal(p, ",\"inlined_marker\":true");
+  if (!f.debug && !f.slot) {
+    *p++ = '}';
+    w.end_direct(p);
+    return true;
+  }
+  // Debuginfo and dump walks add members of their own: the general calls write them.
+  w.end_direct(p);
+  w.continue_object();
+  if (f.debug) write_debug_fields(w, *f.debug);
+  if (f.slot) w.field("slot", *f.slot);
+  w.end_object();
+  return true;
+}
+
+}  // namespace
+
+void write_frame_json(JsonWriter& w, const Frame& f) {
+  if (!write_frame_direct(w, f)) write_frame_fields(w, f);
 }
 
 void write_truncations_json(JsonWriter& w, const std::vector<Truncation>& truncated) {
@@ -207,7 +321,11 @@ void write_report_json(JsonWriter& w, const Report& r) {
   w.end_object();
 }
 
-JsonDocument::JsonDocument() {
+JsonDocument::JsonDocument() : w_(out_) { open(); }
+
+JsonDocument::JsonDocument(JsonWriter::Sink sink, std::size_t block) : w_(std::move(sink), block) { open(); }
+
+void JsonDocument::open() {
   w_.begin_object();
   w_.field("btaudit", std::string_view(kBtauditVersion));
   w_.key("reports");
@@ -219,7 +337,8 @@ void JsonDocument::add(const Report& r) { write_report_json(w_, r); }
 void JsonDocument::finish() {
   w_.end_array();
   w_.end_object();
-  out_.push_back('\n');
+  w_.raw_text("\n");
+  w_.flush();
 }
 
 std::string render_json(const std::vector<Report>& reports) {

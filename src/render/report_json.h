@@ -19,23 +19,28 @@ void write_report_json(JsonWriter& w, const Report& r);
 std::string render_json(const std::vector<Report>& reports);
 
 // The same document written one report at a time, so that a caller need not keep
-// every report of a large log in memory: the text written so far is in buffer(),
-// which the caller may drain (write out and clear) between reports.
+// every report of a large log in memory.
 class JsonDocument {
  public:
-  JsonDocument();  // writes the document's opening
+  // The text written so far is in buffer(), which the caller may drain (write out and
+  // clear) between reports.
+  JsonDocument();
+  // The text goes to `sink` in blocks of about `block` bytes, straight from the buffer it
+  // is written in (buffer() stays empty): for a document streamed to a file.
+  JsonDocument(JsonWriter::Sink sink, std::size_t block);
   JsonDocument(const JsonDocument&) = delete;
   JsonDocument& operator=(const JsonDocument&) = delete;
   void add(const Report& r);
-  void finish();  // closes the document; add() must not follow
+  void finish();  // closes the document and flushes it; add() must not follow
   std::string& buffer() {
     w_.flush();
     return out_;
   }
 
  private:
+  void open();  // writes the document's opening
   std::string out_;
-  JsonWriter w_{out_};  // appends to out_ (declared, so constructed, after it)
+  JsonWriter w_;  // appends to out_ (declared, so constructed, after it) or hands blocks to a sink
 };
 
 }  // namespace btaudit

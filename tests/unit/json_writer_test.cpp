@@ -3,6 +3,7 @@
 // went in, except invalid UTF-8, which becomes U+FFFD.
 #include "render/json_writer.h"
 
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cstdint>
 #include <limits>
@@ -11,6 +12,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "render/report_json.h"
 
@@ -202,8 +204,8 @@ BOOST_AUTO_TEST_CASE(render_json_of_no_reports_is_a_document) {
   BOOST_TEST(doc["reports"].empty());
 }
 
-// Literal-keyed fields are staged in the writer: they reach the string when anything
-// else is written, on flush(), and when the writer goes away.
+// Everything is written into the writer's buffer first: it reaches the string on flush(),
+// when the outermost container closes, and when the writer goes away.
 BOOST_AUTO_TEST_CASE(staged_fields_reach_the_string) {
   std::string out;
   {
@@ -211,10 +213,12 @@ BOOST_AUTO_TEST_CASE(staged_fields_reach_the_string) {
     w.begin_object();
     w.field("a", 1);
     w.field("b", std::string_view("x"));
+    BOOST_TEST(out.empty());
     w.flush();
     BOOST_TEST(out == R"({"a":1,"b":"x")");
     w.field("c", std::optional<int>());
-    w.field("d", std::string(200, 'y'));  // too long to stage: the general path, after the key
+    w.field("d", std::string(200, 'y'));  // too long for the scalar path: the general path, after the key
+    w.flush();
     BOOST_TEST(out == R"({"a":1,"b":"x","c":null,"d":")" + std::string(200, 'y') + "\"");
     w.field("e", true);
   }
@@ -231,6 +235,185 @@ BOOST_AUTO_TEST_CASE(raw_number_follows_staged_fields) {
   w.raw_number("0.500");
   w.end_object();
   BOOST_TEST(out == R"({"count":3,"share":0.500})");
+}
+
+// copy_if_plain, the check behind every scalar string: for every length around its
+// word and block sizes, a plain string is copied exactly (nothing outside [p, p+n)
+// written), and one special byte anywhere (first, last, every position) is caught.
+BOOST_AUTO_TEST_CASE(copy_if_plain_finds_every_special_byte_at_every_position) {
+  const std::string special = "\"\\\x00\x01\x1f\x7f\x80\xc3\xff"s;
+  for (std::size_t n = 0; n <= 70; ++n) {
+    std::string s;
+    for (std::size_t i = 0; i < n; ++i) s.push_back(static_cast<char>(' ' + (i * 7) % 95));  // printable ASCII
+    for (char& c : s)
+      if (c == '\\' || c == '"') c = 'x';
+    std::string dst(n + 32, '#');
+    BOOST_TEST_CONTEXT("length " << n) {
+      BOOST_TEST(btaudit::json_detail::copy_if_plain(dst.data() + 16, s.data(), n));
+      BOOST_TEST(dst.substr(16, n) == s);
+      BOOST_TEST(dst.substr(0, 16) == std::string(16, '#'));
+      BOOST_TEST(dst.substr(16 + n) == std::string(16, '#'));
+      for (std::size_t at = 0; at < n; ++at) {
+        for (const char c : special) {
+          std::string t = s;
+          t[at] = c;
+          BOOST_TEST(!btaudit::json_detail::copy_if_plain(dst.data() + 16, t.data(), n),
+                     "byte " << int(c) << " at " << at);
+        }
+      }
+    }
+  }
+  // Every byte value on its own, against the table.
+  for (int c = 0; c < 256; ++c) {
+    const char b = static_cast<char>(c);
+    char out = '#';
+    const bool plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+    BOOST_TEST(btaudit::json_detail::copy_if_plain(&out, &b, 1) == plain, "byte " << c);
+  }
+}
+
+// A sink-writer hands its text over in blocks no larger than its buffer, and the
+// blocks put together are the document a string-writer writes.
+BOOST_AUTO_TEST_CASE(sink_blocks_make_the_same_document) {
+  std::string expected;
+  std::string joined;
+  std::size_t largest = 0;
+  const auto write = [](JsonWriter& w) {
+    w.begin_array();
+    for (int i = 0; i < 3000; ++i) {
+      w.begin_object();
+      w.field("i", i);
+      w.field("name", "function_" + std::to_string(i));
+      w.field("long", std::string(static_cast<std::size_t>(i % 300), 'z'));
+      w.field("escaped", std::string("a\"b\\c\n") + std::string(static_cast<std::size_t>(i % 40), '\x01'));
+      w.end_object();
+    }
+    w.end_array();
+  };
+  {
+    JsonWriter w(expected);
+    write(w);
+  }
+  {
+    JsonWriter w(
+        [&](std::string_view block) {
+          largest = std::max(largest, block.size());
+          joined += block;
+        },
+        JsonWriter::kStage);
+    write(w);
+  }
+  BOOST_TEST(json::accept(expected));
+  BOOST_TEST(joined == expected);
+  BOOST_TEST(largest <= JsonWriter::kStage);
+  BOOST_TEST(expected.size() > 4 * JsonWriter::kStage);  // the buffer filled several times
+}
+
+namespace {
+
+// A frame as the general calls write it (write_frame_json's members, one field at a time):
+// the reference the direct writing must match byte for byte.
+void reference_frame(JsonWriter& w, const btaudit::Frame& f) {
+  w.begin_object();
+  w.field("function", f.function);
+  w.field("offset", f.offset);
+  w.field("size", f.size);
+  w.field("module", f.module);
+  w.field("build_id", f.build_id);
+  w.field("address", f.address);
+  w.field("printed_unreliable", f.printed_unreliable);
+  w.field("stack", to_string(f.stack));
+  w.field("exception", f.exception);
+  w.field("verdict", to_string(f.verdict));
+  w.field("reason", btaudit::reason_code(f.reason));
+  w.field("line", f.line);
+  w.field("trace", f.trace);
+  if (f.source) w.field("source_text", *f.source);
+  if (f.inlined) w.field("inlined_marker", true);
+  if (f.debug) btaudit::write_debug_fields(w, *f.debug);
+  if (f.slot) w.field("slot", *f.slot);
+  w.end_object();
+}
+
+}  // namespace
+
+// Generated frames (every enum value, absent and present members, plain, escaped, long
+// and non-ASCII strings, debuginfo and slots): write_frame_json's text is the reference's.
+BOOST_AUTO_TEST_CASE(direct_frames_match_the_general_calls) {
+  using btaudit::Frame;
+  std::mt19937_64 rng(1402);
+  const std::vector<std::optional<std::string>> strings = {std::nullopt,
+                                                           ""s,
+                                                           "f"s,
+                                                           "do_sys_openat2"s,
+                                                           "entry_SYSCALL_64_after_hwframe"s,
+                                                           std::string(95, 'a'),
+                                                           std::string(97, 'b'),
+                                                           std::string(5000, 'c'),
+                                                           "quo\"te"s,
+                                                           "back\\slash"s,
+                                                           "tab\there"s,
+                                                           "caf\xc3\xa9"s,
+                                                           "bad\xff"s,
+                                                           "_RNvCs1234_7mycrate3foo"s,
+                                                           "lib/dump_stack.c:16"s};
+  const auto any = [&](const auto& v) { return v[rng() % v.size()]; };
+  for (int round = 0; round < 20'000; ++round) {
+    Frame f;
+    f.function = any(strings);
+    f.module = rng() % 4 == 0 ? any(strings) : std::nullopt;
+    f.build_id = rng() % 8 == 0 ? any(strings) : std::nullopt;
+    f.exception = rng() % 8 == 0 ? any(strings) : std::nullopt;
+    f.source = rng() % 4 == 0 ? any(strings) : std::nullopt;
+    if (rng() % 2) f.offset = rng() >> (rng() % 64);
+    if (rng() % 2) f.size = rng() >> (rng() % 64);
+    if (rng() % 2) f.address = rng() % 3 ? 0xffffffff81000000ull + rng() % 0x1000000 : rng();
+    f.printed_unreliable = rng() % 2;
+    f.inlined = rng() % 5 == 0;
+    f.stack = static_cast<btaudit::StackKind>(rng() % (static_cast<unsigned>(btaudit::StackKind::Unknown) + 1));
+    f.verdict = static_cast<btaudit::Verdict>(rng() % (static_cast<unsigned>(btaudit::Verdict::Unknown) + 1));
+    f.reason = static_cast<btaudit::Reason>(rng() % (static_cast<unsigned>(btaudit::Reason::ScannedTextAddress) + 1));
+    f.line = static_cast<std::uint32_t>(rng());
+    f.trace = static_cast<std::uint32_t>(rng() % 5);
+    if (rng() % 10 == 0) f.slot = rng();
+    if (rng() % 10 == 0) {
+      btaudit::FrameDebugInfo d;
+      d.address = rng();
+      d.innermost_function = any(strings);
+      d.kallsyms = any(strings);
+      d.note = rng() % 2 ? "no \"debuginfo\"" : "";
+      f.debug = d;
+    }
+    // In an array, after a sibling, and after a key: the comma comes out right in each place.
+    std::string direct;
+    std::string reference;
+    {
+      JsonWriter w(direct);
+      w.begin_array();
+      btaudit::write_frame_json(w, f);
+      btaudit::write_frame_json(w, f);
+      w.begin_object();
+      w.key("guilty");
+      btaudit::write_frame_json(w, f);
+      w.end_object();
+      w.end_array();
+    }
+    {
+      JsonWriter w(reference);
+      w.begin_array();
+      reference_frame(w, f);
+      reference_frame(w, f);
+      w.begin_object();
+      w.key("guilty");
+      reference_frame(w, f);
+      w.end_object();
+      w.end_array();
+    }
+    BOOST_TEST_CONTEXT("round " << round) {
+      BOOST_REQUIRE(direct == reference);
+      BOOST_REQUIRE(json::accept(direct));
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
