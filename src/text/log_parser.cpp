@@ -11,21 +11,40 @@
 #include <emmintrin.h>
 #endif
 
+#include "text/line_scan.h"
 #include "text/log_transport.h"
-#include "text/phrase_set.h"
 #include "text/scan.h"
 
 namespace btaudit {
 
 namespace {
 
-// Whether s holds " ? ": searched from the '?', which is rare, rather than from the
-// spaces, which are everywhere (this runs on every line a report keeps).
-bool has_unreliable_mark(std::string_view s) {
-  if (s.size() > 1 && s[0] == '?' && s[1] == ' ') return true;  // the indentation lost with the prefix's separator
-  for (std::size_t q = s.find('?', 1); q != std::string_view::npos && q + 1 < s.size(); q = s.find('?', q + 1))
-    if (s[q - 1] == ' ' && s[q + 1] == ' ') return true;
-  return false;
+// The phrases the report text filter (keep_text) looks for in a line; bit k of
+// LineScan::phrases is kKeptPhrases[k].
+constexpr std::string_view kKeptPhrases[] = {
+    "Disabling lock debugging due to kernel taint",
+    "Sending NMI from CPU",
+    "vmalloc: allocation failure:",
+    "FAULT_INJECTION: forcing a failure",
+    "FAULT_FLAG_ALLOW_RETRY missing",
+    "Kernel panic - not syncing",
+    "WARNING: possible circular locking dependency detected",
+};
+enum : std::uint32_t {
+  kLockDebugOff = 1U << 0,
+  kSendingNmi = 1U << 1,
+  kVmallocFailure = 1U << 2,
+  kFaultInjection = 1U << 3,
+  kFaultFlag = 1U << 4,
+  kPanic = 1U << 5,
+  kCircularLocking = 1U << 6,
+};
+
+// One pass over a line finds both what keep_text asks of it and where match_start's
+// embedded words may start (line_scan.h). Immutable after construction.
+const LineScanner& line_scanner() {
+  static const LineScanner scanner(embeddable_words(), kKeptPhrases);
+  return scanner;
 }
 
 // Copies console lines into storage of their own, points them there and returns it.
@@ -104,35 +123,18 @@ bool collects_backtraces(ReportKind k) {
 LogParser::LogParser(std::string path, Sink sink, ParserLimits limits)
     : path_(std::move(path)), sink_(std::move(sink)), limits_(limits) {}
 
-void LogParser::keep_text(const ReportBuilder& b, ReportText& text, const CleanLine& line) const {
+void LogParser::keep_text(const ReportBuilder& b, ReportText& text, const CleanLine& line, const LineScan& seen) const {
   if (text.stopped || line.foreign || text.lines.size() >= limits_.max_text_lines) return;
   const std::string_view s = line.text;
   if (b.caller_kind() && line.caller_kind && (line.caller_kind != b.caller_kind() || line.caller_id != b.caller_id())) {
     // Another context's line, unless the report asked all CPUs for their stacks.
     if (!(text.other_cpus && line.caller_kind == 'C')) return;
   }
-  // The phrases this filter looks for, found in one pass (phrase_set.h). Immutable after construction.
-  enum : std::uint32_t {
-    kLockDebugOff = 1U << 0,
-    kSendingNmi = 1U << 1,
-    kVmallocFailure = 1U << 2,
-    kFaultInjection = 1U << 3,
-    kFaultFlag = 1U << 4,
-    kPanic = 1U << 5,
-    kCircularLocking = 1U << 6,
-  };
-  static const PhraseSet phrases{"Disabling lock debugging due to kernel taint",
-                                 "Sending NMI from CPU",
-                                 "vmalloc: allocation failure:",
-                                 "FAULT_INJECTION: forcing a failure",
-                                 "FAULT_FLAG_ALLOW_RETRY missing",
-                                 "Kernel panic - not syncing",
-                                 "WARNING: possible circular locking dependency detected"};
-  const std::uint32_t has = phrases.find_all(s);
+  const std::uint32_t has = seen.phrases;
   if (has & kLockDebugOff) return;
   // Frames the unwinder did not vouch for ("? foo+0x1/0x2", powerpc's "(unreliable)") are
   // left out of timestamped consoles, as syzkaller does: text rules must not pick stale words.
-  if (line.had_timestamp && (has_unreliable_mark(s) || s.ends_with(" (unreliable)")) &&
+  if (line.had_timestamp && (seen.unreliable_mark || s.ends_with(" (unreliable)")) &&
       s.find("<EOI>") == std::string_view::npos)
     return;
   if (has & kSendingNmi) text.other_cpus = true;
@@ -277,26 +279,28 @@ void LogParser::feed(std::string_view raw) {
   // Cheap first-byte test inline: this runs on every line.
   if (!line.foreign && !line.text.empty() && (line.text[0] == 'L' || line.text[0] == 'K')) learn_boot_line(line.text);
   marker_.reset();
-  if (!parallel_.empty() && route_parallel(line)) return;
+  // A foreign line is neither searched for start words nor kept as text: it needs no scan.
+  const LineScan seen = line.foreign ? LineScan{} : line_scanner().scan(line.text);
+  if (!parallel_.empty() && route_parallel(line, seen)) return;
   const bool had_trailing = trailing_.has_value();
-  route(line);
+  route(line, seen);
   if (cut && open_) open_->note_cut_line(limits_.max_line_bytes);
   // Whatever the line did, the report it now belongs to keeps it for the title rules.
   if (open_)
-    keep_text(*open_, open_text_, line);
+    keep_text(*open_, open_text_, line, seen);
   else if (closed_)
-    keep_text(*closed_, closed_text_, line);
+    keep_text(*closed_, closed_text_, line, seen);
   if (trailing_ && had_trailing) {
     if (marker_ && cuts_text(*trailing_, *marker_))
       flush_trailing();
     else
-      keep_text(*trailing_, trailing_text_, line);
+      keep_text(*trailing_, trailing_text_, line, seen);
   }
 }
 
-void LogParser::route(const CleanLine& line) {
+void LogParser::route(const CleanLine& line, const LineScan& seen) {
   if (!line.foreign) {
-    auto marker = match_start(line.text);
+    auto marker = match_start(line.text, seen);
     // A start word in a line that is not the kernel's (no timestamp, no caller id) while a
     // report with caller ids is open: user space echoing the kernel, not a new report.
     if (marker && open_ && open_->caller_kind() && !line.caller_kind && !line.had_timestamp) marker.reset();
@@ -417,7 +421,7 @@ void LogParser::route(const CleanLine& line) {
   }
 }
 
-bool LogParser::route_parallel(const CleanLine& line) {
+bool LogParser::route_parallel(const CleanLine& line, const LineScan& seen) {
   if (!line.caller_kind || line.foreign) return false;
   if (open_ && open_->caller_kind() == line.caller_kind && open_->caller_id() == line.caller_id) return false;
   for (std::size_t i = 0; i < parallel_.size(); ++i) {
@@ -425,10 +429,10 @@ bool LogParser::route_parallel(const CleanLine& line) {
     // A set-aside report whose context has been silent for a while has ended.
     if (line.number - p.builder.last_line() > limits_.consequence_window) {
       finish_parallel(i);
-      return route_parallel(line);
+      return route_parallel(line, seen);
     }
     if (p.builder.caller_kind() != line.caller_kind || p.builder.caller_id() != line.caller_id) continue;
-    const auto marker = match_start(line.text);
+    const auto marker = match_start(line.text, seen);
     if (marker && marker->join == JoinPolicy::Standalone) {
       finish_parallel(i);  // this context starts a new report: its set-aside one has ended
       return false;
@@ -438,7 +442,7 @@ bool LogParser::route_parallel(const CleanLine& line) {
       p.builder.add_follow_up(*marker, line);
     else
       p.builder.add_line(line);
-    keep_text(p.builder, p.text, line);
+    keep_text(p.builder, p.text, line, seen);
     const EndMarker end = match_end(line.text);
     if (end == EndMarker::EndTrace || end == EndMarker::EndKernelPanic ||
         p.builder.idle_lines() > limits_.idle_before_trace)

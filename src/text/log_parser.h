@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "model/report.h"
+#include "text/line_scan.h"
 #include "text/report_builder.h"
 
 namespace btaudit {
@@ -59,14 +60,15 @@ class LogParser {
   struct SoftBanner {
     std::uint32_t line = 0;
   };
-  void route(const CleanLine& line);
+  void route(const CleanLine& line, const LineScan& seen);
   void flush_trailing();
   static bool cuts_text(const ReportBuilder& earlier, const StartMarker& marker);
   void start(const StartMarker& marker, const CleanLine& line);
   void close_open();
   void emit(ReportBuilder&& b, ReportText&& text);
   void flush_closed();
-  void keep_text(const ReportBuilder& b, ReportText& text, const CleanLine& line) const;
+  // `seen`: line_scanner()'s scan of line.text (log_parser.cpp).
+  void keep_text(const ReportBuilder& b, ReportText& text, const CleanLine& line, const LineScan& seen) const;
   void pin_storage(ReportText& text) const;
 
   std::string path_;
@@ -102,7 +104,7 @@ class LogParser {
     ReportBuilder builder;
     ReportText text;
   };
-  bool route_parallel(const CleanLine& line);
+  bool route_parallel(const CleanLine& line, const LineScan& seen);
   void finish_parallel(std::size_t i);
   void finish_all_parallel();
   std::vector<Parallel> parallel_;

@@ -342,23 +342,39 @@ std::size_t pair_index(char a, char b) {
   return static_cast<std::size_t>(static_cast<unsigned char>(a)) << 8 | static_cast<unsigned char>(b);
 }
 
-// Looks for an embeddable start word after the first one. Words are tried at
-// word boundaries only, so "DEBUG:" never reads as "BUG:".
-std::optional<StartMarker> match_embedded(std::string_view s) {
-  // "---[ end Kernel panic - not syncing: ... ]---" closes a report, it starts none.
-  if (scan::starts(s, "---[ end ") || s.size() < 6) return std::nullopt;
+// The embeddable word at position i of s, if one starts there: sets `found` to what match_rules
+// makes of the line from there (nothing for a benign line) and returns true, which ends the
+// search; false when no word starts at i. i >= 1, i + 4 < s.size(), s[i - 1] no identifier byte.
+bool embedded_at(std::string_view s, std::size_t i, std::optional<StartMarker>& found) {
+  // The words by first byte: candidates are common ("skb_", "do_", "kfree") and most
+  // first bytes open one word, so a candidate costs one comparison, not sixteen.
+  static const std::array<std::vector<std::string_view>, 256> by_first = [] {  // immutable after construction
+    std::array<std::vector<std::string_view>, 256> index;
+    for (auto e : kEmbeddable) index[static_cast<unsigned char>(e[0])].push_back(e);
+    return index;
+  }();
+  if (s[i - 1] == '-' && s[i] != 'g') return false;  // only "segment-related general protection fault"
+  const std::string_view rest = s.substr(i);
+  for (auto e : by_first[static_cast<unsigned char>(rest[0])]) {
+    if (e[1] == rest[1] && rest.starts_with(e)) {
+      found = match_rules(rest);
+      return true;
+    }
+  }
+  return false;
+}
+
+// "---[ end Kernel panic - not syncing: ... ]---" closes a report, it starts none.
+bool never_embeds(std::string_view s) { return scan::starts(s, "---[ end ") || s.size() < 6; }
+
+// Looks for an embeddable start word after the first one, from position `from` of s on
+// (from >= 0). Words are tried at word boundaries only, so "DEBUG:" never reads as "BUG:".
+std::optional<StartMarker> search_embedded(std::string_view s, std::size_t from) {
   // Both immutable after construction.
   static const WordStartFinder finder = [] {
     std::string firsts;
     for (auto e : kEmbeddable) firsts.push_back(e[0]);
     return WordStartFinder(firsts);
-  }();
-  // The words by first byte: candidates are common ("skb_", "do_", "kfree") and most
-  // first bytes open one word, so a candidate costs one comparison, not sixteen.
-  static const std::array<std::vector<std::string_view>, 256> by_first = [] {
-    std::array<std::vector<std::string_view>, 256> index;
-    for (auto e : kEmbeddable) index[static_cast<unsigned char>(e[0])].push_back(e);
-    return index;
   }();
   // The words' first two bytes, one bit per byte pair: a candidate ("do_", "skb_") is
   // dropped by one lookup when no word starts with its two bytes.
@@ -367,26 +383,43 @@ std::optional<StartMarker> match_embedded(std::string_view s) {
     for (auto e : kEmbeddable) set.set(pair_index(e[0], e[1]));
     return set;
   }();
-  // Every line goes through this search; the rest runs only at candidates.
   std::optional<StartMarker> found;
-  finder.find(s, s.size() - 4, [&](std::size_t i) {
+  if (from + 6 > s.size()) return found;  // no position left before s.size() - 4
+  // The finder reports positions >= 1 of the view it is given: the view starts at `from`.
+  const std::string_view t = s.substr(from);
+  finder.find(t, t.size() - 4, [&](std::size_t j) {
+    const std::size_t i = from + j;
     if (!pairs[pair_index(s[i], s[i + 1])]) return false;  // i + 4 < s.size()
-    if (s[i - 1] == '-' && s[i] != 'g') return false;      // only "segment-related general protection fault"
-    const std::string_view rest = s.substr(i);
-    for (auto e : by_first[static_cast<unsigned char>(rest[0])]) {
-      if (e[1] == rest[1] && rest.starts_with(e)) {
-        found = match_rules(rest);
-        return true;
-      }
-    }
-    return false;
+    return embedded_at(s, i, found);
   });
   return found;
 }
 
-}  // namespace
+std::optional<StartMarker> match_embedded(std::string_view s) {
+  if (never_embeds(s)) return std::nullopt;
+  return search_embedded(s, 0);
+}
 
-std::optional<StartMarker> match_start(std::string_view text) {
+// The same, from the word starts a LineScanner found in `text`, of which s is the tail:
+// its positions are text's, and those before s's second byte are not s's to try.
+std::optional<StartMarker> match_embedded(std::string_view s, std::string_view text, const LineScan& found_words) {
+  if (never_embeds(s)) return std::nullopt;
+  const auto off = static_cast<std::size_t>(s.data() - text.data());
+  std::optional<StartMarker> found;
+  for (std::size_t k = 0; k < found_words.word_count; ++k) {
+    if (found_words.words[k] <= off) continue;
+    const std::size_t i = found_words.words[k] - off;
+    if (i + 4 >= s.size()) return found;  // the positions only grow
+    if (embedded_at(s, i, found)) return found;
+  }
+  if (!found_words.more_words) return found;
+  // More starts than the scan kept (a hostile line): the rest are searched for here.
+  const std::size_t last = found_words.words[LineScan::kMaxWords - 1];
+  return search_embedded(s, last > off ? last - off : 0);
+}
+
+// The line without its indentation and subsystem prefixes ("watchdog: "), where start words stand.
+std::string_view start_words(std::string_view text) {
   std::string_view s = scan::trim_left(text);
   for (int i = 0; i < 2 && !s.empty(); ++i) {
     bool stripped = false;
@@ -398,9 +431,25 @@ std::optional<StartMarker> match_start(std::string_view text) {
     }
     if (!stripped) break;
   }
+  return s;
+}
+
+}  // namespace
+
+std::span<const std::string_view> embeddable_words() { return kEmbeddable; }
+
+std::optional<StartMarker> match_start(std::string_view text) {
+  const std::string_view s = start_words(text);
   if (s.empty()) return std::nullopt;
   if (auto m = match_rules(s)) return m;
   return match_embedded(s);
+}
+
+std::optional<StartMarker> match_start(std::string_view text, const LineScan& found_words) {
+  const std::string_view s = start_words(text);
+  if (s.empty()) return std::nullopt;
+  if (auto m = match_rules(s)) return m;
+  return match_embedded(s, text, found_words);
 }
 
 EndMarker match_end(std::string_view text) {

@@ -2,9 +2,11 @@
 // relates to a report that is already open.
 #pragma once
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "model/report_kind.h"
+#include "text/line_scan.h"
 
 namespace btaudit {
 
@@ -30,6 +32,13 @@ bool is_consequential_panic(std::string_view header);
 
 // Recognises a start line. `text` is a cleaned line (prefixes stripped).
 std::optional<StartMarker> match_start(std::string_view text);
+// The same, the word starts inside the line taken from `found_words`: a LineScanner's scan of `text`
+// with embeddable_words() among its words, so that the line is not searched again.
+std::optional<StartMarker> match_start(std::string_view text, const LineScan& found_words);
+
+// The start words that match_start looks for inside a line as well as at its start
+// (another CPU's text may stand before them): a LineScanner's words.
+std::span<const std::string_view> embeddable_words();
 
 enum class EndMarker { None, EndTrace, KernelOffset, EndKernelPanic };
 EndMarker match_end(std::string_view text);

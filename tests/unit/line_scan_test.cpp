@@ -1,0 +1,172 @@
+#include "text/line_scan.h"
+
+#include <boost/test/unit_test.hpp>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "text/report_markers.h"
+#include "text/scan.h"
+
+using btaudit::LineScan;
+using btaudit::LineScanner;
+
+namespace {
+
+constexpr std::string_view kWords[] = {"BUG: ",
+                                       "WARNING: ",
+                                       "INFO: ",
+                                       "general protection fault",
+                                       "kernel BUG at ",
+                                       "SYZFAIL:",
+                                       "Unable to handle kernel "};
+constexpr std::string_view kPhrases[] = {"Sending NMI from CPU", "FAULT_INJECTION: x", "FAULT_FLAG", "ab",
+                                         "Kernel panic - not syncing"};
+
+// What scan() must find, written the obvious way: each question asked of the whole line.
+LineScan reference(std::string_view s) {
+  LineScan out;
+  for (std::size_t k = 0; k < std::size(kPhrases); ++k)
+    if (s.find(kPhrases[k]) != std::string_view::npos) out.phrases |= 1U << k;
+  if (s.size() > 1 && s[0] == '?' && s[1] == ' ') out.unreliable_mark = true;
+  for (std::size_t q = 1; q + 1 < s.size(); ++q)
+    if (s[q] == '?' && s[q - 1] == ' ' && s[q + 1] == ' ') out.unreliable_mark = true;
+  for (std::size_t i = 1; i + 1 < s.size(); ++i) {
+    if (btaudit::scan::is_ident(s[i - 1])) continue;
+    bool starts = false;
+    for (const std::string_view w : kWords) starts = starts || (w[0] == s[i] && w[1] == s[i + 1]);
+    if (!starts) continue;
+    if (out.word_count < LineScan::kMaxWords)
+      out.words[out.word_count++] = i;
+    else
+      out.more_words = true;
+  }
+  return out;
+}
+
+void check(const LineScanner& scanner, const std::string& s) {
+  const LineScan got = scanner.scan(s);
+  const LineScan want = reference(s);
+  BOOST_TEST_INFO("line: \"" << s << "\"");
+  BOOST_TEST(got.phrases == want.phrases);
+  BOOST_TEST(got.unreliable_mark == want.unreliable_mark);
+  BOOST_TEST(got.word_count == want.word_count);
+  BOOST_TEST(got.more_words == want.more_words);
+  for (std::size_t k = 0; k < want.word_count && k < got.word_count; ++k) BOOST_TEST(got.words[k] == want.words[k]);
+}
+
+// The scanner on each path the CPU offers: AVX2, SSSE3, then the plain loop.
+template <typename Body>
+void on_every_path(Body&& body) {
+  LineScanner scanner(kWords, kPhrases);
+  for (int path = 0; path < 3; ++path) {
+    BOOST_TEST_MESSAGE("AVX2 path: " << scanner.uses_avx2() << ", SSSE3 path: " << scanner.uses_ssse3());
+    body(scanner);
+    if (path == 0)
+      scanner.disable_avx2();
+    else
+      scanner.disable_ssse3();
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(line_scan)
+
+BOOST_AUTO_TEST_CASE(finds_phrases_words_and_marks) {
+  on_every_path([](const LineScanner& scanner) {
+    const LineScan a = scanner.scan("Kernel panic - not syncing: Fatal exception in interrupt, Sending NMI from CPU 0");
+    BOOST_TEST(a.phrases == (1U << 4 | 1U << 0));
+    const LineScan b = scanner.scan(" ? foo+0x1/0x2 DEBUG: x-general BUG: WARNING: end");
+    BOOST_TEST(b.unreliable_mark);
+    // "general" ('-' is no identifier byte: match_start decides about it), "BUG:", "WARNING:"; not "DEBUG:".
+    BOOST_TEST(b.word_count == 3U);
+    BOOST_TEST(b.words[0] == 24U);
+    const LineScan c = scanner.scan("? foo+0x1/0x2");
+    BOOST_TEST(c.unreliable_mark);
+    BOOST_TEST(!scanner.scan("foo? bar ?baz").unreliable_mark);
+  });
+}
+
+BOOST_AUTO_TEST_CASE(keeps_the_first_word_starts_and_says_there_are_more) {
+  on_every_path([](const LineScanner& scanner) {
+    const std::string s = "x BUG: BUG: BUG: BUG: BUG: BUG: and more text after them";
+    const LineScan got = scanner.scan(s);
+    BOOST_TEST(got.word_count == LineScan::kMaxWords);
+    BOOST_TEST(got.more_words);
+    BOOST_TEST(got.words[0] == 2U);
+    BOOST_TEST(got.words[3] == 17U);
+  });
+}
+
+// Every length around the 16- and 32-byte blocks, phrases and words cut by the line's end at
+// every place, bytes of every class including >= 0x80, on every path.
+BOOST_AUTO_TEST_CASE(agrees_with_a_question_by_question_search) {
+  const std::string alphabet = "BUGWARNINFgeSFKab?:- _.$x0\x80\xff\t";
+  on_every_path([&](const LineScanner& scanner) {
+    std::mt19937 rng(7);
+    for (std::size_t len = 0; len < 100; ++len) {
+      for (int round = 0; round < 30; ++round) {
+        std::string s(len, ' ');
+        for (char& c : s) c = alphabet[rng() % alphabet.size()];
+        check(scanner, s);
+      }
+    }
+    // A phrase or a word placed at every position, then cut at every length.
+    for (const std::string_view piece : {kPhrases[0], kPhrases[4], kWords[0], kWords[3], std::string_view(" ? ")}) {
+      for (std::size_t at = 0; at < 70; ++at) {
+        std::string s(at, 'y');
+        if (at > 0) s[at - 1] = ' ';
+        s += piece;
+        s += std::string(40, 'z');
+        for (std::size_t cut = 0; cut <= s.size(); ++cut) check(scanner, s.substr(0, cut));
+      }
+    }
+  });
+}
+
+// match_start with a scan of the line finds what match_start finds on its own, whatever stands
+// before the words: indentation, subsystem prefixes, other text, more words than a scan keeps.
+BOOST_AUTO_TEST_CASE(match_start_from_a_scan_agrees_with_its_own_search) {
+  const LineScanner scanner(btaudit::embeddable_words(), kPhrases);
+  const std::string_view heads[] = {"",
+                                    "  ",
+                                    "watchdog: ",
+                                    "kernel: rcu: ",
+                                    "\t",
+                                    "foo bar[   76.471107] ",
+                                    "x-",
+                                    "[ ",
+                                    "BUG: BUG: BUG: BUG: BUG: ",
+                                    "INFO: sys_x ",
+                                    "---[ end "};
+  const std::string_view words[] = {"BUG: unable to handle kernel paging request at 0",
+                                    "general protection fault: 0000 [#1]",
+                                    "WARNING: CPU: 0 PID: 1 at x.c:1 f+0x1/0x2",
+                                    "Kernel panic - not syncing: Fatal exception",
+                                    "INFO: task x:1 blocked for more than 120 seconds.",
+                                    "SYZFAIL: x",
+                                    "DEBUG: nothing",
+                                    "kernel BUG at mm/x.c:12!",
+                                    "Unhandled fault: x"};
+  for (const std::string_view head : heads) {
+    for (const std::string_view word : words) {
+      const std::string full = std::string(head) + std::string(word);
+      for (std::size_t cut = 0; cut <= full.size(); ++cut) {
+        const std::string_view line = std::string_view(full).substr(0, cut);
+        const auto alone = btaudit::match_start(line);
+        const auto scanned = btaudit::match_start(line, scanner.scan(line));
+        BOOST_TEST_INFO("line: \"" << line << "\"");
+        BOOST_TEST(alone.has_value() == scanned.has_value());
+        if (alone && scanned) {
+          BOOST_TEST(alone->header == scanned->header);
+          BOOST_TEST((alone->kind == scanned->kind));
+          BOOST_TEST((alone->join == scanned->join));
+        }
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
