@@ -1,12 +1,10 @@
 // libFuzzer target for vmlinux's profile file (debuginfo/kernel_profile.h). The
-// input is taken as a payload and given a valid header (its CRC-32 computed
+// input is taken as a payload and given a valid header (its checksum computed
 // here), so that mutations reach the payload decoder instead of stopping at the
 // checksum; the input is also parsed as a whole file as it is. A parse must
 // either fail with a problem or give a profile whose tables can all be read:
 // every name searched, kallsyms decoded and looked up, the CU index searched around
 // every run, the profile written back.
-#include <zlib.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -25,8 +23,7 @@ std::string with_header(std::string_view payload) {
   const auto put = [&out](const auto v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
   put(btaudit::KernelProfile::kFormatVersion);
   put(static_cast<std::uint64_t>(payload.size()));
-  put(static_cast<std::uint32_t>(
-      crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size()))));
+  put(btaudit::profile_checksum(payload));
   put(static_cast<std::uint32_t>(sizeof kBuildId - 1));
   out += kBuildId;
   out += payload;

@@ -11,7 +11,7 @@ packages=(
   nlohmann-json3-dev libzydis-dev libmimalloc-dev
   zlib1g-dev liblzma-dev libzstd-dev
   python3 gzip xz-utils zstd parallel sqlite3
-  libdebuginfod-dev liblz4-dev debuginfod
+  libdebuginfod-dev liblz4-dev libxxhash-dev debuginfod
   chromium
   gdb  # gdb-add-index: the indexed vmlinux copy the crash tests start crash on (tests/real/crash_session.py)
 )

@@ -3,13 +3,14 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <new>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
@@ -26,22 +27,25 @@ constexpr std::uint32_t kMaxCount = 1u << 24;                       // any one t
 constexpr std::uint32_t kMaxString = 1u << 16;                      // any one name or path
 constexpr std::uint32_t kMaxInlined = 256;                          // as lookup_source's scope limit
 
-// zlib's CRC-32 of `crc`'s bytes followed by `bytes`, fed in pieces (zlib takes uInt lengths).
-uLong crc_update(uLong crc, std::string_view bytes) {
-  for (std::size_t at = 0; at < bytes.size();) {
-    const std::size_t n = std::min<std::size_t>(bytes.size() - at, std::size_t{1} << 30);
-    crc = crc32(crc, reinterpret_cast<const Bytef*>(bytes.data() + at), static_cast<uInt>(n));
-    at += n;
+// XXH3-64 of a payload fed in pieces, as the writer streams it. The state is
+// xxHash's own (XXH3_createState), freed with the checksum.
+class StreamedChecksum {
+ public:
+  StreamedChecksum() : state_(XXH3_createState()) {
+    if (!state_ || XXH3_64bits_reset(state_.get()) != XXH_OK) throw std::bad_alloc();
   }
-  return crc;
-}
+  void update(std::string_view bytes) { XXH3_64bits_update(state_.get(), bytes.data(), bytes.size()); }
+  std::uint64_t value() const { return XXH3_64bits_digest(state_.get()); }
 
-std::uint32_t crc_of(std::string_view bytes) {
-  return static_cast<std::uint32_t>(crc_update(crc32(0L, Z_NULL, 0), bytes));
-}
+ private:
+  struct Free {
+    void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
+  };
+  std::unique_ptr<XXH3_state_t, Free> state_;
+};
 
 // Builds a profile's bytes in memory, or streams them to a file in pieces of
-// kPiece with their CRC-32 and count (a cold session's 5 MB profile then costs no
+// kPiece with their checksum and count (a cold session's 5 MB profile then costs no
 // 5 MB buffer: on this project's VMs its page faults were most of the write).
 class Writer {
  public:
@@ -92,7 +96,7 @@ class Writer {
     out_.clear();
     return true;
   }
-  std::uint32_t streamed_crc() const { return static_cast<std::uint32_t>(crc_); }
+  std::uint64_t streamed_checksum() const { return checksum_.value(); }
   // A table written after its announced size: a different count of bytes is a bug
   // that would make every later run reject and rebuild the file.
   void check_size(std::uint64_t start, std::uint64_t announced) {
@@ -101,10 +105,10 @@ class Writer {
   bool size_mismatch() const { return size_mismatch_; }
 
  private:
-  // Writes bytes to the file and counts them into the CRC. false when a write failed.
+  // Writes bytes to the file and counts them into the checksum. false when a write failed.
   bool send(std::string_view bytes) {
     if (failed_) return false;
-    crc_ = crc_update(crc_, bytes);
+    checksum_.update(bytes);
     for (std::string_view left = bytes; !left.empty();) {
       const ssize_t n = ::write(fd_, left.data(), left.size());
       if (n < 0 && errno == EINTR) continue;
@@ -121,7 +125,7 @@ class Writer {
   int fd_ = -1;
   std::string out_;
   std::uint64_t sent_ = 0;
-  uLong crc_ = crc32(0L, Z_NULL, 0);
+  StreamedChecksum checksum_;
   bool failed_ = false;
   bool size_mismatch_ = false;
 };
@@ -481,13 +485,13 @@ std::string profile_path(const std::string& dir, const std::string& build_id, st
 
 namespace {
 
-// Magic, version, payload size, CRC-32, build id: a size that depends on the build id only.
-std::string header_of(const KernelProfile& p, std::uint64_t payload_size, std::uint32_t crc) {
+// Magic, version, payload size, checksum, build id: a size that depends on the build id only.
+std::string header_of(const KernelProfile& p, std::uint64_t payload_size, std::uint64_t checksum) {
   Writer w;
   w.raw(kMagic);
   w.put(KernelProfile::kFormatVersion);
   w.put(payload_size);
-  w.put(crc);
+  w.put(checksum);
   w.str(p.build_id);
   return std::move(w.bytes());
 }
@@ -498,8 +502,10 @@ std::string serialize_profile(const KernelProfile& p) {
   Writer payload;
   put_payload(payload, p);
   if (payload.size_mismatch()) throw std::logic_error("profile: a table's announced size is not its size");
-  return header_of(p, payload.bytes().size(), crc_of(payload.bytes())) + payload.bytes();
+  return header_of(p, payload.bytes().size(), profile_checksum(payload.bytes())) + payload.bytes();
 }
+
+std::uint64_t profile_checksum(std::string_view payload) { return XXH3_64bits(payload.data(), payload.size()); }
 
 std::unique_ptr<KernelProfile> parse_profile(std::string_view bytes, std::shared_ptr<const void> owner,
                                              std::string_view build_id, std::string& problem) {
@@ -510,7 +516,7 @@ std::unique_ptr<KernelProfile> parse_profile(std::string_view bytes, std::shared
   Reader head(bytes.substr(kMagic.size()));
   const auto version = head.get<std::uint32_t>();
   const auto size = head.get<std::uint64_t>();
-  const auto crc = head.get<std::uint32_t>();
+  const auto checksum = head.get<std::uint64_t>();
   const std::string id = head.str();
   if (head.failed()) {
     problem = "truncated header";
@@ -525,14 +531,14 @@ std::unique_ptr<KernelProfile> parse_profile(std::string_view bytes, std::shared
     problem = "made for build id " + id.substr(0, 64) + ", not " + std::string(build_id);
     return nullptr;
   }
-  const std::size_t header = kMagic.size() + 4 + 8 + 4 + 4 + id.size();
+  const std::size_t header = kMagic.size() + 4 + 8 + 8 + 4 + id.size();
   if (bytes.size() - header != size) {
     problem = "payload of " + std::to_string(bytes.size() - header) + " bytes where the header says " +
               std::to_string(size) + " (truncated or extended)";
     return nullptr;
   }
   const std::string_view payload = bytes.substr(header);
-  if (crc_of(payload) != crc) {
+  if (profile_checksum(payload) != checksum) {
     problem = "checksum mismatch (the file was damaged)";
     return nullptr;
   }
@@ -636,7 +642,7 @@ std::unique_ptr<KernelProfile> load_profile_file(const std::string& path, std::s
 namespace {
 
 // Streams the profile to a new file: a header placeholder, the payload, then the header
-// with the payload's size and CRC. "" when written whole.
+// with the payload's size and checksum. "" when written whole.
 std::string write_profile(const std::string& tmp, const KernelProfile& p, std::uint64_t max_bytes) {
   struct Fd {
     int fd;
@@ -656,7 +662,7 @@ std::string write_profile(const std::string& tmp, const KernelProfile& p, std::u
   if (payload.size_mismatch()) return tmp + ": a table's announced size is not its size (not saved)";
   const std::uint64_t size = placeholder.size() + payload.position();
   if (size > max_bytes) return "profile of " + std::to_string(size) + " bytes exceeds the cache cap";
-  const std::string header = header_of(p, payload.position(), payload.streamed_crc());
+  const std::string header = header_of(p, payload.position(), payload.streamed_checksum());
   if (::pwrite(out.fd, header.data(), header.size(), 0) != static_cast<ssize_t>(header.size())) return failure();
   const int fd = std::exchange(out.fd, -1);
   if (::close(fd) != 0) return failure();

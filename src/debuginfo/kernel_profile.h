@@ -71,8 +71,9 @@ struct StoredKallsyms {
 };
 
 struct KernelProfile {
-  // 2: kallsyms as arrays (StoredKallsyms), stored when asked; 3: the CU index
-  static constexpr std::uint32_t kFormatVersion = 3;
+  // 2: kallsyms as arrays (StoredKallsyms), stored when asked; 3: the CU index;
+  // 4: the payload's checksum is XXH3-64 (was zlib's CRC-32, a tenth of a warm run)
+  static constexpr std::uint32_t kFormatVersion = 4;
 
   std::string build_id;
   std::uint64_t vmlinux_size = 0;                  // a file of the same build id but another size is not this kernel's
@@ -116,6 +117,8 @@ struct KernelProfile {
 };
 
 std::string serialize_profile(const KernelProfile& p);
+// The checksum a profile's header holds for its payload (the bytes after the header).
+std::uint64_t profile_checksum(std::string_view payload);
 // nullptr and `problem` set when the bytes are not a whole, valid profile of `build_id`.
 // `owner` keeps `bytes` alive as long as the profile.
 std::unique_ptr<KernelProfile> parse_profile(std::string_view bytes, std::shared_ptr<const void> owner,

@@ -89,7 +89,7 @@ else:
     # Another build id's profile under this one's name: a copy whose header names another id
     # (the checksum covers the payload only, so the id is all that is wrong).
     foreign = bytearray(good)
-    id_at = 8 + 4 + 8 + 4 + 4
+    id_at = 8 + 4 + 8 + 8 + 4  # magic, version, payload size, checksum (XXH3-64), id length
     foreign[id_at] = ord('0') if foreign[id_at] != ord('0') else ord('1')
     for what, data in (('truncated', good[:len(good) - 4096]), ('bit-flipped', bytes(flipped)),
                        ('foreign', bytes(foreign))):
