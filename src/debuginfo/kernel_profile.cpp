@@ -514,17 +514,19 @@ std::unique_ptr<KernelProfile> parse_profile(std::string_view bytes, std::shared
     return nullptr;
   }
   Reader head(bytes.substr(kMagic.size()));
+  // The version first: the rest of the header is laid out as that version says
+  // (format 3's checksum was 4 bytes), so an older file is named by its version.
   const auto version = head.get<std::uint32_t>();
+  if (!head.failed() && version != KernelProfile::kFormatVersion) {
+    problem = "format version " + std::to_string(version) + ", this btaudit writes " +
+              std::to_string(KernelProfile::kFormatVersion);
+    return nullptr;
+  }
   const auto size = head.get<std::uint64_t>();
   const auto checksum = head.get<std::uint64_t>();
   const std::string id = head.str();
   if (head.failed()) {
     problem = "truncated header";
-    return nullptr;
-  }
-  if (version != KernelProfile::kFormatVersion) {
-    problem = "format version " + std::to_string(version) + ", this btaudit writes " +
-              std::to_string(KernelProfile::kFormatVersion);
     return nullptr;
   }
   if (id != build_id) {

@@ -231,6 +231,17 @@ BOOST_AUTO_TEST_CASE(a_profile_of_another_build_id_or_format_is_rejected_by_name
   other_version[8] = static_cast<char>(other_version[8] + 1);  // the u32 after the magic
   BOOST_TEST(!parse(other_version, "aaaa", problem));
   BOOST_TEST(problem.find("format version") != std::string::npos);
+  // A file of an older format whose header is laid out otherwise (format 3: a 4-byte
+  // checksum) is named by its version, not as a truncated header.
+  std::string format3 = bytes.substr(0, 8);
+  const auto put = [&format3](const auto v) { format3.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  put(std::uint32_t{3});
+  put(std::uint64_t{0});
+  put(std::uint32_t{0});
+  put(std::uint32_t{4});
+  format3 += "aaaa";
+  BOOST_TEST(!parse(format3, "aaaa", problem));
+  BOOST_TEST(problem == "format version 3, this btaudit writes " + std::to_string(KernelProfile::kFormatVersion));
   BOOST_TEST(!parse("not a profile at all", "aaaa", problem));
   BOOST_TEST(problem.find("magic") != std::string::npos);
 }
