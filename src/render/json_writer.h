@@ -273,6 +273,10 @@ class JsonWriter {
     p += s.size() + 2;
     return true;
   }
+  // An optional string of any length: null when absent.
+  static bool put_string_or_null(char*& p, const std::optional<std::string>& s) {
+    return s ? put_string(p, *s) : put_scalar(p, std::nullopt);
+  }
   static bool put_scalar(char*& p, const std::string& s) { return put_scalar(p, std::string_view(s)); }
   static bool put_scalar(char*& p, const char* s) { return put_scalar(p, std::string_view(s)); }
   template <typename T>
