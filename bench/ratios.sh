@@ -10,6 +10,10 @@
 #   (d) batch --vmlinux V -j 2                            vs  batch --vmlinux V -j 1 (lab logs repeated)
 # usage: bench/ratios.sh BUILD [SHARED=../shared] [LAB=BUILD_LAB_DIR]
 #   env: RUNS=3 MIN_MB=200 VMLINUX=/usr/lib/debug/boot/vmlinux-6.1.0-57-cloud-amd64 BATCH_COPIES=8
+#        PIN=0: the CPU every one-process row (a)-(c) runs on, btaudit and peer alike (taskset -c):
+#             the vCPUs of a VM need not run at one speed (on this project's VM one was 1.5x slower
+#             than the other for days), and an unpinned pair of runs would measure where each landed.
+#             PIN= (empty) runs unpinned.
 #        BASE=path to an earlier commit's btaudit (bench/build-base.sh REV): the cold vmcore run
 #        is also measured against that binary's, each starting without a profile.
 set -euo pipefail
@@ -28,6 +32,8 @@ trap 'rm -rf "$work"' EXIT
 # The kernel profiles (debuginfo/kernel_profile.h) of this run only: "warm" rows
 # run after one run made the profile; "cold" rows start each run without one.
 export XDG_CACHE_HOME=$work/cache
+pin=()
+if [ -n "${PIN-0}" ] && command -v taskset >/dev/null; then pin=(taskset -c "${PIN-0}"); fi
 cold=$work/cold.sh  # runs a command with an empty profile cache of its own
 printf '#!/bin/sh\nrm -rf "%s/cold"; XDG_CACHE_HOME="%s/cold" exec "$@"\n' "$work" "$work" >"$cold"
 chmod +x "$cold"
@@ -39,7 +45,8 @@ measure() {
   shift
   : >"$work/times"
   for i in $(seq "$runs"); do
-    /usr/bin/time -f '%e %U %S %M' -o "$work/t" "$@" >"$out" 2>"$work/err" || { echo missing; return; }
+    /usr/bin/time -f '%e %U %S %M' -o "$work/t" ${measure_prefix[@]+"${measure_prefix[@]}"} "$@" >"$out" 2>"$work/err" ||
+      { echo missing; return; }
     awk '{printf "%s %.3f %.1f\n", $1, $2 + $3, $4 / 1024}' "$work/t" >>"$work/times"
   done
   for col in 1 2 3; do
@@ -49,6 +56,7 @@ measure() {
 }
 
 printf '%-44s %-22s %-30s %-22s %s\n' work btaudit peer ratio goal
+measure_prefix=(${pin[@]+"${pin[@]}"})  # rows (a)-(c): one process each, all on one CPU
 # row WORK BTAUDIT_FIGURES PEER_NAME PEER_FIGURES GOAL [wall]: CPU ratio (wall ratio for throughput).
 row() {
   local what=$1 ours=$2 peer_name=$3 theirs=$4 goal=$5 kind=${6:-cpu}
@@ -157,6 +165,7 @@ for copy in $(seq "${BATCH_COPIES:-8}"); do
     cp "$f" "$corpus/$copy-$n-$(basename "$f")"
   done
 done
+measure_prefix=()  # (d) needs both CPUs
 if [ "$n" -gt 0 ] && [ -f "$vmlinux" ]; then
   batch_row() {  # batch_row CORPUS GOAL
     local reports
@@ -174,7 +183,25 @@ if [ "$n" -gt 0 ] && [ -f "$vmlinux" ]; then
     for f in "$corpus"/*; do cp "$f" "$big/$copy-$(basename "$f")"; done
   done
   batch_row "$big" "(start-up amortized)"
+  # What the machine itself gives two jobs: the big corpus in two halves, a -j 1 process on each,
+  # side by side, against one -j 1 process on all of it. Two processes share nothing (no
+  # locks, no answers, no cache lines), so this is the ceiling for -j 2 on this machine at
+  # this moment: the vCPUs' speeds and the host's load, not btaudit's scaling.
+  mkdir -p "$work/half1" "$work/half2"
+  i=0
+  for f in "$big"/*; do
+    i=$((i + 1))
+    ln -s "$f" "$work/half$((i % 2 + 1))/$(basename "$f")"
+  done
+  pair=$work/pair.sh
+  printf '#!/bin/sh\n"%s" batch --vmlinux "%s" -j 1 --progress never -q "%s" >/dev/null 2>&1 &\n"%s" batch --vmlinux "%s" -j 1 --progress never -q "%s" >/dev/null 2>&1\nwait\n' \
+    "$btaudit" "$vmlinux" "$work/half1" "$btaudit" "$vmlinux" "$work/half2" >"$pair"
+  chmod +x "$pair"
+  row "two -j 1 processes on halves vs one on all" "$(measure /dev/null "$pair")" "-j 1" \
+    "$(measure /dev/null "$btaudit" batch --vmlinux "$vmlinux" -j 1 --progress never -q "$big")" \
+    "(the machine's ceiling for the rows above)" wall
 else
   echo "(d) skipped: no lab logs under $lab/logs or $shared/lab/logs, or no $vmlinux"
 fi
 echo "CPU = user + sys of the whole process, RSS = peak; medians of $runs runs on $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "rows (a)-(c) pinned: ${pin[*]:-no}"
