@@ -93,6 +93,28 @@ std::optional<CodeLocation> location_of(const json& r, const char* key) {
   return l;
 }
 
+RegisterSet register_set_of(const json& object, std::uint32_t line) {
+  RegisterSet set{line, {}};
+  for (const auto& [name, value] : object.items())
+    if (value.is_number_unsigned()) set.values.emplace_back(name, value.get<std::uint64_t>());
+  return set;
+}
+
+// "registers" (the first block; its line is not written) and "more_registers".
+void read_registers(const json& r, std::vector<RegisterSet>& out) {
+  const auto first = r.find("registers");
+  if (first == r.end() || !first->is_object() || first->empty()) return;
+  out.push_back(register_set_of(*first, 0));
+  const auto more = r.find("more_registers");
+  if (more == r.end() || !more->is_array()) return;
+  for (const json& block : *more) {
+    if (!block.is_object()) continue;
+    const auto values = block.find("registers");
+    if (values == block.end() || !values->is_object()) continue;
+    out.push_back(register_set_of(*values, opt<std::uint32_t>(block, "line").value_or(0)));
+  }
+}
+
 }  // namespace
 
 Report report_from_json_text(std::string_view text) {
@@ -119,9 +141,7 @@ Report report_from_json_text(std::string_view text) {
   out.kaslr_agreeing_frames = opt<int>(r, "kaslr_agreeing_frames").value_or(0);
   out.arch = enum_of(str(r, "arch"), Arch::Mips, Arch::Unknown, [](Arch a) { return to_string(a); });
   out.code_bytes = str(r, "code");
-  if (const auto regs = r.find("registers"); regs != r.end() && regs->is_object())
-    for (const auto& [name, value] : regs->items())
-      if (value.is_number_unsigned()) out.registers.emplace_back(name, value.get<std::uint64_t>());
+  read_registers(r, out.registers);
   if (const auto d = r.find("crash_site_debug"); d != r.end() && d->is_object()) out.rip_debug = debug_of(*d);
   if (const auto w = r.find("debug_warnings"); w != r.end() && w->is_array())
     for (const json& s : *w)

@@ -54,6 +54,14 @@ struct InputSpan {
 
 enum class Arch { Unknown, X86_64, I386, Arm64, Arm, PowerPC, S390, RiscV, Mips };
 
+// One block of register rows as the kernel printed them ("RSP: 0018:... EFLAGS: ...",
+// "RAX: ... RBX: ... RCX: ...", arch/x86/kernel/process_64.c __show_regs()).
+struct RegisterSet {
+  std::uint32_t line = 0;  // the input line of its first row
+  std::vector<std::pair<std::string, std::uint64_t>> values;
+  bool operator==(const RegisterSet&) const = default;
+};
+
 struct Report {
   ReportKind kind = ReportKind::Other;
   std::string header;  // the line that started the report, prefixes stripped
@@ -71,7 +79,11 @@ struct Report {
   std::optional<CodeLocation> rip;         // crash site (RIP:/pc/NIP/EIP line)
   std::optional<CodeLocation> warn_site;   // "WARNING: ... at file:line func+off/size"
   std::optional<CodeLocation> last_break;  // s390 "Last Breaking-Event-Address:" (not a call trace frame)
-  std::vector<std::pair<std::string, std::uint64_t>> registers;
+  // Every block of register rows, in the order printed: the first is the crash's (what
+  // "registers" means to a reader), later ones the user-mode registers saved at syscall
+  // entry or an interrupted context's (show_regs() again inside a trace). Names within a
+  // block are distinct; across blocks they repeat.
+  std::vector<RegisterSet> registers;
   std::string code_bytes;
   std::vector<std::string> modules;
   std::vector<std::string> body;  // the first free-text lines (KASAN access line, lockdep detail, ...)

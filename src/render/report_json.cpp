@@ -284,10 +284,30 @@ void write_report_json(JsonWriter& w, const Report& r) {
   w.begin_array();
   for (const auto& m : r.modules) w.value(m);
   w.end_array();
-  w.key("registers");
-  w.begin_object();
-  for (const auto& [name, value] : r.registers) w.field(name, value);
-  w.end_object();
+  // "registers": the first block (the crash's), so that a name means one value;
+  // "more_registers": every later block with the line it starts on.
+  const auto write_registers = [&w](const RegisterSet& set) {
+    w.key("registers");
+    w.begin_object();
+    for (const auto& [name, value] : set.values) w.field(name, value);
+    w.end_object();
+  };
+  if (r.registers.empty()) {
+    w.key("registers");
+    w.begin_object();
+    w.end_object();
+  } else {
+    write_registers(r.registers.front());
+  }
+  w.key("more_registers");
+  w.begin_array();
+  for (std::size_t i = 1; i < r.registers.size(); ++i) {
+    w.begin_object();
+    w.field("line", r.registers[i].line);
+    write_registers(r.registers[i]);
+    w.end_object();
+  }
+  w.end_array();
   w.field("code", r.code_bytes);
   w.key("traces");
   w.begin_array();

@@ -562,6 +562,7 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
   }
   if (starts(s, "RIP: ") || starts(s, "EIP: ") || starts(s, "pc : ") || starts(s, "NIP ") || starts(s, "PC is at ") ||
       starts(s, "EIP is at ") || starts(s, "epc : ") || starts(s, "IP: ")) {
+    register_block_open_ = false;  // the register rows after it are a block of their own
     if (report_.arch == Arch::Unknown) {
       if (s[0] == 'R')
         report_.arch = Arch::X86_64;
@@ -658,11 +659,25 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
       auto v = hex(t);
       if (!v) break;
       ++registers_seen_;
-      if (report_.registers.size() < limits_.max_registers) report_.registers.emplace_back(std::string(name), *v);
+      if (registers_kept_ < limits_.max_registers) add_register(name, *v, line);
     }
     return true;
   }
   return is_register_line(s);
+}
+
+// A row's register starts a block of its own after a RIP line, or when the open block
+// already holds its name: a report may print __show_regs() more than once (the crash's
+// registers, then the user-mode ones saved at syscall entry, or an interrupted context's
+// inside a trace), and a reader asking for RSP means the first block's.
+void ReportBuilder::add_register(std::string_view name, std::uint64_t value, std::uint32_t line) {
+  const bool repeated = !report_.registers.empty() &&
+                        std::any_of(report_.registers.back().values.begin(), report_.registers.back().values.end(),
+                                    [&](const auto& kv) { return kv.first == name; });
+  if (report_.registers.empty() || !register_block_open_ || repeated) report_.registers.push_back({line, {}});
+  register_block_open_ = true;
+  report_.registers.back().values.emplace_back(std::string(name), value);
+  ++registers_kept_;
 }
 
 ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
@@ -813,7 +828,7 @@ Report ReportBuilder::finish() {
   limited("traces", traces_seen_, report_.traces.size(), limits_.max_frames, "", "--max-frames");
   limited("frames", frames_seen_, report_.frames.size(), limits_.max_frames, "", "--max-frames");
   limited("modules", modules_seen_, report_.modules.size(), limits_.max_modules, "", "");
-  limited("registers", registers_seen_, report_.registers.size(), limits_.max_registers, "", "");
+  limited("registers", registers_seen_, registers_kept_, limits_.max_registers, "", "");
   return std::move(report_);
 }
 

@@ -57,6 +57,7 @@ class ReportBuilder {
   void add_frame(const FrameText& text, std::uint32_t line);
   void apply_markers(const std::vector<StackMarker>& markers, std::uint32_t line);
   bool parse_header_field(std::string_view s, std::uint32_t line);
+  void add_register(std::string_view name, std::uint64_t value, std::uint32_t line);
   bool parse_task_line(std::string_view s);
   void parse_warning_header(std::string_view s);
   void parse_hung_task_header(std::string_view s);
@@ -89,6 +90,8 @@ class ReportBuilder {
   std::uint64_t traces_seen_ = 0;   // traces started, kept or not
   std::uint64_t modules_seen_ = 0;  // module names read, kept or not
   std::uint64_t registers_seen_ = 0;
+  std::uint64_t registers_kept_ = 0;  // values in every block of report_.registers
+  bool register_block_open_ = false;  // no RIP/EIP/pc line since the last register row
   std::uint64_t cut_lines_ = 0;
   std::size_t cut_limit_ = 0;
 };
