@@ -671,11 +671,22 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
 // registers, then the user-mode ones saved at syscall entry, or an interrupted context's
 // inside a trace), and a reader asking for RSP means the first block's.
 void ReportBuilder::add_register(std::string_view name, std::uint64_t value, std::uint32_t line) {
-  const bool repeated = !report_.registers.empty() &&
+  // A 64-bit filter of the open block's names: a name whose bit is clear is new without a
+  // search (most are: a block holds each name once); a set bit is checked exactly.
+  const std::size_t hash = name.empty() ? 0
+                                        : static_cast<unsigned char>(name.front()) * 7u +
+                                              static_cast<unsigned char>(name.back()) * 31u + name.size();
+  const std::uint64_t bit = std::uint64_t{1} << (hash & 63u);
+  const bool repeated = (register_names_ & bit) != 0 &&
                         std::any_of(report_.registers.back().values.begin(), report_.registers.back().values.end(),
                                     [&](const auto& kv) { return kv.first == name; });
-  if (report_.registers.empty() || !register_block_open_ || repeated) report_.registers.push_back({line, {}});
+  if (report_.registers.empty() || !register_block_open_ || repeated) {
+    report_.registers.push_back({line, {}});
+    report_.registers.back().values.reserve(kRegistersPerBlock);
+    register_names_ = 0;
+  }
   register_block_open_ = true;
+  register_names_ |= bit;
   report_.registers.back().values.emplace_back(std::string(name), value);
   ++registers_kept_;
 }

@@ -92,6 +92,9 @@ class ReportBuilder {
   std::uint64_t registers_seen_ = 0;
   std::uint64_t registers_kept_ = 0;  // values in every block of report_.registers
   bool register_block_open_ = false;  // no RIP/EIP/pc line since the last register row
+  std::uint64_t register_names_ = 0;  // a filter of the open block's names (add_register)
+  // x86-64's __show_regs() prints 18 (RSP, EFLAGS, ORIG_RAX and 15 more): one allocation a block.
+  static constexpr std::size_t kRegistersPerBlock = 18;
   std::uint64_t cut_lines_ = 0;
   std::size_t cut_limit_ = 0;
 };
