@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "model/boxed.h"
 #include "model/debug_info.h"
 #include "model/stack_kind.h"
 #include "model/verdict.h"
@@ -28,10 +29,12 @@ struct Frame {
   std::optional<std::string> exception;  // "#DF", "NMI", ... for exception stacks
   Verdict verdict = Verdict::Unknown;
   Reason reason = Reason::NoAddress;
-  std::uint32_t line = 0;               // 1-based line in the input file
-  std::uint32_t trace = 0;              // index into Report::traces
-  std::optional<FrameDebugInfo> debug;  // filled when vmlinux/module debuginfo is given
-  std::optional<std::uint64_t> slot;    // (dump walks) the stack address the word was read from
+  std::uint32_t line = 0;   // 1-based line in the input file
+  std::uint32_t trace = 0;  // index into Report::traces
+  // Filled when vmlinux/module debuginfo is given; boxed, as it is mostly absent and would
+  // otherwise be half of every frame's size.
+  Boxed<FrameDebugInfo> debug;
+  std::optional<std::uint64_t> slot;  // (dump walks) the stack address the word was read from
 };
 
 }  // namespace btaudit
