@@ -19,14 +19,16 @@ struct Frame {
   std::optional<std::string> function;  // symbol without "+off/size"; nullopt for a raw address
   std::optional<std::uint64_t> offset;
   std::optional<std::uint64_t> size;
-  std::optional<std::string> module;     // "[mod]" suffix
-  std::optional<std::string> build_id;   // "[mod <build id>]" suffix (5.14+)
+  // The strings that few frames print are boxed (model/boxed.h): an optional<string> in place
+  // is 40 bytes in every frame, set or not; a box is 8.
+  Boxed<std::string> module;             // "[mod]" suffix
+  Boxed<std::string> build_id;           // "[mod <build id>]" suffix (5.14+)
   std::optional<std::uint64_t> address;  // "[<ffffffff...>]" (old formats) or a raw "0xffff..." frame
-  std::optional<std::string> source;     // "file.c:123" when the report is already symbolized
+  Boxed<std::string> source;             // "file.c:123" when the report is already symbolized
   bool inlined = false;                  // "[inline]" marker of symbolized reports
   bool printed_unreliable = false;       // the kernel's '?' mark (ppc: "(unreliable)")
   StackKind stack = StackKind::Unknown;
-  std::optional<std::string> exception;  // "#DF", "NMI", ... for exception stacks
+  Boxed<std::string> exception;  // "#DF", "NMI", ... for exception stacks
   Verdict verdict = Verdict::Unknown;
   Reason reason = Reason::NoAddress;
   std::uint32_t line = 0;   // 1-based line in the input file

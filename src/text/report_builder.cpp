@@ -326,7 +326,7 @@ void ReportBuilder::add_frame(const FrameText& text, std::uint32_t line) {
   Frame& f = report_.frames.emplace_back();
   text.fill(f);
   f.stack = stack_;
-  f.exception = exception_;
+  if (exception_) f.exception = *exception_;  // a new frame holds none: nothing to reset
   f.line = line;
   f.trace = static_cast<std::uint32_t>(report_.traces.size() - 1);
   report_.sections.back().frame_count++;
