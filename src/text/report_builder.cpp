@@ -664,7 +664,11 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
       auto v = hex(t);
       if (!v) break;
       ++registers_seen_;
-      if (report_.registers.size() < limits_.max_registers) report_.registers.emplace_back(std::string(name), *v);
+      if (report_.registers.size() < limits_.max_registers) {
+        // One register dump is 17-27 registers on x86-64: room for it at once, not five regrowths.
+        if (report_.registers.empty()) report_.registers.reserve(std::min<std::size_t>(32, limits_.max_registers));
+        report_.registers.emplace_back(std::string(name), *v);
+      }
     }
     return true;
   }
@@ -775,7 +779,10 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
     touch(line.number);
     return Effect::Consumed;
   }
-  if (report_.body.size() < 16 && s.size() < 512) report_.body.emplace_back(s);
+  if (report_.body.size() < 16 && s.size() < 512) {
+    if (report_.body.empty()) report_.body.reserve(16);  // its bound: one allocation, not five
+    report_.body.emplace_back(s);
+  }
   ++idle_;
   return Effect::Ignored;
 }

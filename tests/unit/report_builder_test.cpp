@@ -361,3 +361,50 @@ BOOST_AUTO_TEST_CASE(frames_kept_in_order_across_growth_and_limits) {
     }
   }
 }
+
+// Registers and body lines are reserved for at once on the first one: every one is still kept,
+// in order, up to its bound, and registers past --max-registers are counted. Generated: dumps
+// of 0-70 registers in rows of three against limits below, at and above the reservation.
+BOOST_AUTO_TEST_CASE(registers_and_body_kept_in_order_across_reservation) {
+  const std::string marker = "BUG: sleeping function called from invalid context at mm/memory.c:3927";
+  for (const std::size_t n : {0u, 1u, 3u, 31u, 32u, 33u, 64u, 70u}) {
+    for (const std::size_t limit : {0u, 1u, 16u, 31u, 32u, 33u, 64u, 100u}) {
+      std::vector<std::string> lines = {marker};
+      for (std::size_t i = 0; i < n; i += 3) {
+        std::string row;
+        for (std::size_t k = i; k < std::min(n, i + 3); ++k) {
+          char buf[48];
+          std::snprintf(buf, sizeof buf, "%sR%02zu: %016zx", row.empty() ? "" : " ", k, k * 0x1111);
+          row += buf;
+        }
+        lines.push_back(row);
+      }
+      for (int b = 0; b < 20; ++b) lines.push_back("free text line number " + std::to_string(b) + " of the report");
+      const btaudit::CleanLine first = btaudit::clean_line(lines[0], 1);
+      const auto start = btaudit::match_start(first.text);
+      BOOST_REQUIRE(start.has_value());
+      btaudit::ReportLimits rl;
+      rl.max_registers = limit;
+      btaudit::ReportBuilder b("test", *start, first, 1, rl);
+      for (std::size_t i = 1; i < lines.size(); ++i)
+        b.add_line(btaudit::clean_line(lines[i], static_cast<std::uint32_t>(i + 1)));
+      const Report r = b.finish();
+      BOOST_TEST_CONTEXT("registers " << n << ", limit " << limit) {
+        BOOST_REQUIRE_EQUAL(r.registers.size(), std::min(n, limit));
+        for (std::size_t k = 0; k < r.registers.size(); ++k) {
+          char name[24];
+          std::snprintf(name, sizeof name, "R%02zu", k);
+          BOOST_TEST(r.registers[k].first == name);
+          BOOST_TEST(r.registers[k].second == k * 0x1111);
+        }
+        bool counted = false;
+        for (const auto& t : r.truncated)
+          if (t.what == "registers") counted = t.seen == n && t.kept == std::min(n, limit);
+        BOOST_TEST(counted == (n > limit));
+        BOOST_REQUIRE_EQUAL(r.body.size(), 16u);
+        for (std::size_t k = 0; k < r.body.size(); ++k)
+          BOOST_TEST(r.body[k] == "free text line number " + std::to_string(k) + " of the report");
+      }
+    }
+  }
+}
