@@ -13,7 +13,7 @@ namespace btaudit {
 
 struct Frame {
   // User-provided, with every member initialized below: a defaulted constructor would make
-  // value-initialization (emplace_back(), resize()) clear all ~570 bytes first, per frame.
+  // value-initialization (emplace_back(), resize()) clear all of its bytes first, per frame.
   Frame() {}  // NOLINT(modernize-use-equals-default)
 
   std::optional<std::string> function;  // symbol without "+off/size"; nullopt for a raw address

@@ -314,10 +314,11 @@ void ReportBuilder::add_frame(const FrameText& text, std::uint32_t line) {
     set_stack(stack_, exception_, line);  // implicit first section of this trace
     saw_marker_in_trace_ = false;
   }
-  // Room for most reports' frames at once (64 frames: as many bytes as 32 before Frame::debug
-  // was boxed), then growth by 4, not 2: every regrowth moves all the frames, and a report of
-  // hundreds of frames would otherwise move each several times. Never past the limit: the
-  // check above leaves capacity() < max_frames here whenever the vector is full.
+  // Room for most reports' frames at once (64 frames of 168 bytes: fewer bytes than the 32
+  // reserved when a frame held its debuginfo slots in place), then growth by 4, not 2: every
+  // regrowth moves all the frames, and a report of hundreds of frames would otherwise move
+  // each several times. Never past the limit: the check above leaves capacity() < max_frames
+  // here whenever the vector is full.
   if (report_.frames.size() == report_.frames.capacity()) {
     const std::size_t want = report_.frames.empty() ? 64 : report_.frames.capacity() * 4;
     report_.frames.reserve(std::min(want, limits_.max_frames));
