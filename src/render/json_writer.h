@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "model/boxed.h"
 #include "render/decimal.h"
 
 #if defined(__SSE2__)
@@ -188,6 +189,13 @@ class JsonWriter {
     else
       null();
   }
+  template <typename T>
+  void value(const Boxed<T>& v) {
+    if (v)
+      value(*v);
+    else
+      null();
+  }
 
   template <typename T>
   void field(std::string_view k, const T& v) {
@@ -277,10 +285,18 @@ class JsonWriter {
   static bool put_string_or_null(char*& p, const std::optional<std::string>& s) {
     return s ? put_string(p, *s) : put_scalar(p, std::nullopt);
   }
+  static bool put_string_or_null(char*& p, const Boxed<std::string>& s) {
+    return s ? put_string(p, *s) : put_scalar(p, std::nullopt);
+  }
   static bool put_scalar(char*& p, const std::string& s) { return put_scalar(p, std::string_view(s)); }
   static bool put_scalar(char*& p, const char* s) { return put_scalar(p, std::string_view(s)); }
   template <typename T>
   static bool put_scalar(char*& p, const std::optional<T>& v) {
+    if (v) return put_scalar(p, *v);
+    return put_scalar(p, std::nullopt);
+  }
+  template <typename T>
+  static bool put_scalar(char*& p, const Boxed<T>& v) {
     if (v) return put_scalar(p, *v);
     return put_scalar(p, std::nullopt);
   }

@@ -140,6 +140,7 @@ void write_frame_fields(JsonWriter& w, const Frame& f) {
 }
 
 std::size_t length_of(const std::optional<std::string>& s) { return s ? s->size() : 0; }
+std::size_t length_of(const Boxed<std::string>& s) { return s ? s->size() : 0; }
 
 // The strings of a frame take their length and quotes; everything else fits in this
 // (keys and punctuation about 220 bytes, five numbers, three fragments copied whole).

@@ -45,7 +45,7 @@ std::string describe(const CodeLocation& l) {
   return s;
 }
 
-std::string stack_name(StackKind k, const std::optional<std::string>& exception) {
+std::string stack_name(StackKind k, const Boxed<std::string>& exception) {
   if (k == StackKind::Exception && exception) return *exception;
   std::string s(to_string(k));
   for (char& c : s) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 32 : c);

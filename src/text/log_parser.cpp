@@ -151,6 +151,12 @@ void LogParser::keep_text(const ReportBuilder& b, ReportText& text, const CleanL
     return;
   }
   if (storage_ && (text.pins.empty() || text.pins.back() != storage_)) pin_storage(text);
+  // Reserved ahead and grown by 4: a report keeps tens to hundreds of lines, and each
+  // doubling from one line up would copy them all again.
+  if (text.lines.size() == text.lines.capacity()) {
+    const std::size_t want = text.lines.empty() ? 128 : text.lines.capacity() * 4;
+    text.lines.reserve(std::min(want, limits_.max_text_lines));
+  }
   text.lines.push_back(s.substr(0, limits_.max_text_line_bytes));
 }
 

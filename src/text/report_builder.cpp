@@ -314,13 +314,20 @@ void ReportBuilder::add_frame(const FrameText& text, std::uint32_t line) {
     set_stack(stack_, exception_, line);  // implicit first section of this trace
     saw_marker_in_trace_ = false;
   }
-  // Room for a typical trace at once: a Frame is large, and every regrowth moves them all.
-  if (report_.frames.empty()) report_.frames.reserve(32);
+  // Room for most reports' frames at once (64 frames of 168 bytes: fewer bytes than the 32
+  // reserved when a frame held its debuginfo slots in place), then growth by 4, not 2: every
+  // regrowth moves all the frames, and a report of hundreds of frames would otherwise move
+  // each several times. Never past the limit: the check above leaves capacity() < max_frames
+  // here whenever the vector is full.
+  if (report_.frames.size() == report_.frames.capacity()) {
+    const std::size_t want = report_.frames.empty() ? 64 : report_.frames.capacity() * 4;
+    report_.frames.reserve(std::min(want, limits_.max_frames));
+  }
   // Made in place, once: constructing and moving a Frame costs more than filling it.
   Frame& f = report_.frames.emplace_back();
   text.fill(f);
   f.stack = stack_;
-  f.exception = exception_;
+  if (exception_) f.exception = *exception_;  // a new frame holds none: nothing to reset
   f.line = line;
   f.trace = static_cast<std::uint32_t>(report_.traces.size() - 1);
   report_.sections.back().frame_count++;
@@ -795,7 +802,10 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
     touch(line.number);
     return Effect::Consumed;
   }
-  if (report_.body.size() < 16 && s.size() < 512) report_.body.emplace_back(s);
+  if (report_.body.size() < 16 && s.size() < 512) {
+    if (report_.body.empty()) report_.body.reserve(16);  // its bound: one allocation, not five
+    report_.body.emplace_back(s);
+  }
   ++idle_;
   return Effect::Ignored;
 }

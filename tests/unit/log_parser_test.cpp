@@ -158,6 +158,34 @@ BOOST_AUTO_TEST_CASE(text_is_bounded) {
   BOOST_TEST(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) < 100u);
 }
 
+// The text lines are reserved ahead and grown in steps (keep_text): every kept line, in order,
+// around each step and at limits below, at and above them. Generated: reports of n lines.
+BOOST_AUTO_TEST_CASE(text_lines_kept_in_order_across_growth_and_limits) {
+  for (const std::size_t n : {1u, 2u, 127u, 128u, 129u, 511u, 512u, 513u, 1600u}) {
+    for (const std::size_t limit : {1u, 2u, 100u, 127u, 128u, 129u, 512u, 1500u, 4000u}) {
+      std::string log = "BUG: soft lockup - CPU#0 stuck for 22s! [syz:1]\n";
+      for (std::size_t i = 1; i < n; ++i) log += " f" + std::to_string(i) + "+0x1/0x2\n";
+      ParserLimits limits;
+      limits.max_text_lines = limit;
+      limits.max_frames = 8192;
+      const auto reports = parse_log(log, "t", limits);
+      BOOST_TEST_CONTEXT("lines " << n << ", limit " << limit) {
+        BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+        const Report& r = reports[0];
+        BOOST_REQUIRE_EQUAL(r.text.size(), std::min(n, limit));
+        BOOST_TEST(r.text[0] == "BUG: soft lockup - CPU#0 stuck for 22s! [syz:1]");
+        for (std::size_t i = 1; i < r.text.size(); ++i) {
+          if (r.text[i] != " f" + std::to_string(i) + "+0x1/0x2") {
+            BOOST_TEST(r.text[i] == " f" + std::to_string(i) + "+0x1/0x2");
+            break;
+          }
+        }
+        BOOST_TEST(r.frames.size() == n - 1);
+      }
+    }
+  }
+}
+
 // kmemleak's own error (logspec linux_boot_007): a report of its own, ended by
 // "detector disabled"; the object dump after it is not part of the failing call.
 BOOST_AUTO_TEST_CASE(kmemleak_insert_error_ends_before_the_object_dump) {

@@ -2,6 +2,7 @@
 // from the cleaned lines of one report.
 #include "text/report_builder.h"
 
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cstdint>
 #include <cstdio>
@@ -305,3 +306,108 @@ BOOST_AUTO_TEST_CASE(header_fields_are_read_behind_their_first_byte_only) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// The frames vector is reserved ahead and grown in steps (add_frame): every frame of a trace is
+// kept, in order, with its line, across each step and at any --max-frames, and the frames past
+// the limit are counted. Generated: frame counts around every growth boundary, over several
+// traces, against limits below, at and above them.
+BOOST_AUTO_TEST_CASE(frames_kept_in_order_across_growth_and_limits) {
+  const std::string marker = "BUG: sleeping function called from invalid context at mm/memory.c:3927";
+  const std::vector<std::size_t> counts = {0, 1, 2, 63, 64, 65, 255, 256, 257, 1023, 1024, 1025, 1500};
+  const std::vector<std::size_t> limits = {1, 2, 10, 63, 64, 65, 100, 256, 1024, 4096};
+  for (const std::size_t n : counts) {
+    for (const std::size_t limit : limits) {
+      for (const std::size_t traces : {1u, 3u}) {
+        std::vector<std::string> lines = {marker};
+        std::vector<std::uint32_t> frame_lines;
+        for (std::size_t t = 0; t < traces; ++t) {
+          lines.emplace_back(t == 0 ? "Call Trace:" : "Freed by task " + std::to_string(t) + ":");
+          if (t > 0) lines.emplace_back("Call Trace:");
+          for (std::size_t i = 0; i < n; ++i) {
+            lines.push_back(" f" + std::to_string(t) + "_" + std::to_string(i) + "+0x1/0x2");
+            frame_lines.push_back(static_cast<std::uint32_t>(lines.size()));
+          }
+        }
+        const btaudit::CleanLine first = btaudit::clean_line(lines[0], 1);
+        const auto start = btaudit::match_start(first.text);
+        BOOST_REQUIRE(start.has_value());
+        btaudit::ReportLimits rl;
+        rl.max_frames = limit;
+        btaudit::ReportBuilder b("test", *start, first, 1, rl);
+        for (std::size_t i = 1; i < lines.size(); ++i)
+          b.add_line(btaudit::clean_line(lines[i], static_cast<std::uint32_t>(i + 1)));
+        const Report r = b.finish();
+        BOOST_TEST_CONTEXT("frames " << n << " x " << traces << ", limit " << limit) {
+          const std::size_t total = n * traces;
+          const std::size_t kept = std::min(total, limit);
+          BOOST_REQUIRE_EQUAL(r.frames.size(), kept);
+          for (std::size_t k = 0; k < kept; ++k) {
+            const std::size_t t = k / n;
+            const std::string want = "f" + std::to_string(t) + "_" + std::to_string(k % n);
+            if (r.frames[k].function.value_or("") != want || r.frames[k].line != frame_lines[k] ||
+                r.frames[k].trace != t) {
+              BOOST_TEST(r.frames[k].function.value_or("") == want);
+              BOOST_TEST(r.frames[k].line == frame_lines[k]);
+              BOOST_TEST(r.frames[k].trace == t);
+              break;
+            }
+          }
+          bool counted = false;
+          for (const auto& tr : r.truncated)
+            if (tr.what == "frames") counted = tr.seen == total && tr.kept == kept && tr.limit == limit;
+          BOOST_TEST(counted == (total > limit));
+        }
+      }
+    }
+  }
+}
+
+// Registers and body lines are reserved for at once on the first one: every one is still kept,
+// in order, up to its bound, and registers past --max-registers are counted. Generated: dumps
+// of 0-70 registers in rows of three against limits below, at and above the reservation.
+BOOST_AUTO_TEST_CASE(registers_and_body_kept_in_order_across_reservation) {
+  const std::string marker = "BUG: sleeping function called from invalid context at mm/memory.c:3927";
+  for (const std::size_t n : {0u, 1u, 3u, 31u, 32u, 33u, 64u, 70u}) {
+    for (const std::size_t limit : {0u, 1u, 16u, 31u, 32u, 33u, 64u, 100u}) {
+      std::vector<std::string> lines = {marker};
+      for (std::size_t i = 0; i < n; i += 3) {
+        std::string row;
+        for (std::size_t k = i; k < std::min(n, i + 3); ++k) {
+          char buf[48];
+          std::snprintf(buf, sizeof buf, "%sR%02zu: %016zx", row.empty() ? "" : " ", k, k * 0x1111);
+          row += buf;
+        }
+        lines.push_back(row);
+      }
+      for (int b = 0; b < 20; ++b) lines.push_back("free text line number " + std::to_string(b) + " of the report");
+      const btaudit::CleanLine first = btaudit::clean_line(lines[0], 1);
+      const auto start = btaudit::match_start(first.text);
+      BOOST_REQUIRE(start.has_value());
+      btaudit::ReportLimits rl;
+      rl.max_registers = limit;
+      btaudit::ReportBuilder b("test", *start, first, 1, rl);
+      for (std::size_t i = 1; i < lines.size(); ++i)
+        b.add_line(btaudit::clean_line(lines[i], static_cast<std::uint32_t>(i + 1)));
+      const Report r = b.finish();
+      BOOST_TEST_CONTEXT("registers " << n << ", limit " << limit) {
+        // Distinct names and no RIP line: one block, holding what the limit let in.
+        BOOST_REQUIRE_EQUAL(r.registers.size(), std::min<std::size_t>(1, std::min(n, limit)));
+        const auto& values = r.registers.empty() ? decltype(r.registers[0].values){} : r.registers[0].values;
+        BOOST_REQUIRE_EQUAL(values.size(), std::min(n, limit));
+        for (std::size_t k = 0; k < values.size(); ++k) {
+          char name[24];
+          std::snprintf(name, sizeof name, "R%02zu", k);
+          BOOST_TEST(values[k].first == name);
+          BOOST_TEST(values[k].second == k * 0x1111);
+        }
+        bool counted = false;
+        for (const auto& t : r.truncated)
+          if (t.what == "registers") counted = t.seen == n && t.kept == std::min(n, limit);
+        BOOST_TEST(counted == (n > limit));
+        BOOST_REQUIRE_EQUAL(r.body.size(), 16u);
+        for (std::size_t k = 0; k < r.body.size(); ++k)
+          BOOST_TEST(r.body[k] == "free text line number " + std::to_string(k) + " of the report");
+      }
+    }
+  }
+}
