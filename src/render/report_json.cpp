@@ -293,13 +293,8 @@ void write_report_json(JsonWriter& w, const Report& r) {
     for (const auto& [name, value] : set.values) w.field(name, value);
     w.end_object();
   };
-  if (r.registers.empty()) {
-    w.key("registers");
-    w.begin_object();
-    w.end_object();
-  } else {
-    write_registers(r.registers.front());
-  }
+  const RegisterSet none;
+  write_registers(r.registers.empty() ? none : r.registers.front());
   w.key("more_registers");
   w.begin_array();
   for (std::size_t i = 1; i < r.registers.size(); ++i) {

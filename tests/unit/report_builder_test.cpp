@@ -20,12 +20,12 @@ using btaudit::StackKind;
 namespace {
 
 // Feeds the lines to a builder opened by the first one, as the log parser would.
-Report build(const std::vector<std::string>& lines) {
+Report build(const std::vector<std::string>& lines, const btaudit::ReportLimits& limits = {}) {
   BOOST_REQUIRE(!lines.empty());
   const btaudit::CleanLine first = btaudit::clean_line(lines[0], 1);
   auto marker = btaudit::match_start(first.text);
   BOOST_REQUIRE(marker.has_value());
-  btaudit::ReportBuilder b("test", *marker, first, 1);
+  btaudit::ReportBuilder b("test", *marker, first, 1, limits);
   for (std::size_t i = 1; i < lines.size(); ++i)
     b.add_line(btaudit::clean_line(lines[i], static_cast<std::uint32_t>(i + 1)));
   return b.finish();
@@ -328,15 +328,9 @@ BOOST_AUTO_TEST_CASE(frames_kept_in_order_across_growth_and_limits) {
             frame_lines.push_back(static_cast<std::uint32_t>(lines.size()));
           }
         }
-        const btaudit::CleanLine first = btaudit::clean_line(lines[0], 1);
-        const auto start = btaudit::match_start(first.text);
-        BOOST_REQUIRE(start.has_value());
         btaudit::ReportLimits rl;
         rl.max_frames = limit;
-        btaudit::ReportBuilder b("test", *start, first, 1, rl);
-        for (std::size_t i = 1; i < lines.size(); ++i)
-          b.add_line(btaudit::clean_line(lines[i], static_cast<std::uint32_t>(i + 1)));
-        const Report r = b.finish();
+        const Report r = build(lines, rl);
         BOOST_TEST_CONTEXT("frames " << n << " x " << traces << ", limit " << limit) {
           const std::size_t total = n * traces;
           const std::size_t kept = std::min(total, limit);
@@ -362,8 +356,8 @@ BOOST_AUTO_TEST_CASE(frames_kept_in_order_across_growth_and_limits) {
   }
 }
 
-// Registers and body lines are reserved for at once on the first one: every one is still kept,
-// in order, up to its bound, and registers past --max-registers are counted. Generated: dumps
+// Registers (reserved a block at a time) and body lines (reserved on the first): every one is
+// still kept, in order, up to its bound, and registers past ReportLimits::max_registers are counted. Generated: dumps
 // of 0-70 registers in rows of three against limits below, at and above the reservation.
 BOOST_AUTO_TEST_CASE(registers_and_body_kept_in_order_across_reservation) {
   const std::string marker = "BUG: sleeping function called from invalid context at mm/memory.c:3927";
@@ -380,15 +374,9 @@ BOOST_AUTO_TEST_CASE(registers_and_body_kept_in_order_across_reservation) {
         lines.push_back(row);
       }
       for (int b = 0; b < 20; ++b) lines.push_back("free text line number " + std::to_string(b) + " of the report");
-      const btaudit::CleanLine first = btaudit::clean_line(lines[0], 1);
-      const auto start = btaudit::match_start(first.text);
-      BOOST_REQUIRE(start.has_value());
       btaudit::ReportLimits rl;
       rl.max_registers = limit;
-      btaudit::ReportBuilder b("test", *start, first, 1, rl);
-      for (std::size_t i = 1; i < lines.size(); ++i)
-        b.add_line(btaudit::clean_line(lines[i], static_cast<std::uint32_t>(i + 1)));
-      const Report r = b.finish();
+      const Report r = build(lines, rl);
       BOOST_TEST_CONTEXT("registers " << n << ", limit " << limit) {
         // Distinct names and no RIP line: one block, holding what the limit let in.
         BOOST_REQUIRE_EQUAL(r.registers.size(), std::min<std::size_t>(1, std::min(n, limit)));
