@@ -1,6 +1,8 @@
 #include "text/line_cleaner.h"
 
 #include <array>
+#include <cstdint>
+#include <cstring>
 
 #include "text/log_transport.h"
 #include "text/scan.h"
@@ -21,10 +23,35 @@ bool strip_level(std::string_view& s) {
   return true;
 }
 
+// Whether p[0..5] are six ASCII digits, in one 8-byte word: a byte b is a digit when b - '0'
+// does not borrow and b + 0x46 does not carry into bit 7 ('0'..'9' and nothing else).
+bool six_digits(const char* p) {
+  std::uint64_t w = 0;
+  std::memcpy(&w, p, 6);
+  constexpr std::uint64_t kLow6 = 0x0000'ffff'ffff'ffffULL;
+  constexpr std::uint64_t kHigh = 0x0000'8080'8080'8080ULL;
+  const std::uint64_t below = (w | kHigh) - 0x0000'3030'3030'3030ULL;           // high bit clear: b < '0'
+  const std::uint64_t above = (w & ~kHigh & kLow6) + 0x0000'4646'4646'4646ULL;  // high bit set: b > '9' (b < 0x80)
+  return ((~below | above | w) & kHigh) == 0;
+}
+
 // "[  123.456789]", "[123.456789]", "[\t68764.975944]" (printk pads with spaces; some
 // consoles and log shippers turn the padding into a tab). Returns false when s holds no timestamp.
 bool strip_timestamp(std::string_view& s) {
   if (s.size() < 4 || s[0] != '[') return false;
+  // printk's own "[%5lu.%06lu]" (kernel/printk/printk.c, print_time()) while the uptime has
+  // five digits or fewer: ".dddddd]" at 6..13 behind "[", spaces, digits. Accepted here
+  // exactly when the loop below would accept it, with the same length; anything else
+  // (wider seconds, other fractions, tabs) goes to the loop.
+  if (s.size() >= 14 && s[6] == '.' && s[13] == ']' && is_digit(s[5]) && six_digits(s.data() + 7)) {
+    std::size_t j = 1;
+    while (s[j] == ' ') ++j;  // stops at s[5] at the latest
+    while (j < 5 && is_digit(s[j])) ++j;
+    if (j == 5) {
+      s.remove_prefix(14);
+      return true;
+    }
+  }
   std::size_t i = 1;
   while (i < s.size() && s[i] == ' ') ++i;
   if (i < s.size() && s[i] == '\t') {  // rare: one compare more on the common path

@@ -1,6 +1,9 @@
 #include "text/line_cleaner.h"
 
 #include <boost/test/unit_test.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
 
 using btaudit::clean_line;
 
@@ -65,6 +68,74 @@ BOOST_AUTO_TEST_CASE(finds_the_kernel_record_behind_user_space_text) {
   BOOST_TEST(c.caller_id == 42u);
   // Brackets that are not timestamps leave the line alone.
   BOOST_TEST(clean_line("foo [bar] [1.x] [ 2.]", 1).text == "foo [bar] [1.x] [ 2.]");
+}
+
+namespace {
+
+// The timestamp grammar as the cleaner's general loop reads it: '[', spaces, then (after a
+// tab) spaces and tabs, digits, '.', digits, ']'. Returns the prefix's length, 0 when none.
+std::size_t reference_timestamp_length(std::string_view s) {
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (s.size() < 4 || s[0] != '[') return 0;
+  std::size_t i = 1;
+  while (i < s.size() && s[i] == ' ') ++i;
+  if (i < s.size() && s[i] == '\t')
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  const std::size_t whole = i;
+  while (i < s.size() && digit(s[i])) ++i;
+  if (i == whole || i >= s.size() || s[i] != '.') return 0;
+  const std::size_t frac = ++i;
+  while (i < s.size() && digit(s[i])) ++i;
+  if (i == frac || i >= s.size() || s[i] != ']') return 0;
+  return i + 1;
+}
+
+}  // namespace
+
+// printk's "[%5lu.%06lu]" has a fast path of its own; it must accept and strip exactly what the
+// general grammar does. Every padding and width around the 14-byte form, then each of its bytes
+// replaced by each byte class the grammar tells apart.
+BOOST_AUTO_TEST_CASE(printk_timestamps_of_every_width_and_damage_read_as_the_grammar_says) {
+  std::vector<std::string> stamps;
+  for (int pad = 0; pad <= 6; ++pad)
+    for (int whole = 1; whole <= 7; ++whole)
+      for (int frac = 1; frac <= 8; ++frac)
+        for (const char* lead : {"", "\t", " \t"})
+          stamps.push_back("[" + std::string(lead) + std::string(static_cast<std::size_t>(pad), ' ') +
+                           std::string(static_cast<std::size_t>(whole), '7') + "." +
+                           std::string(static_cast<std::size_t>(frac), '3') + "]");
+  const std::string base = "[   12.345678]";
+  for (std::size_t at = 0; at < base.size(); ++at)
+    for (char c : {' ', '\t', '0', '9', '.', ']', '[', '/', ':', 'a', '\x80', '\xb9', '\0'}) {
+      std::string damaged = base;
+      damaged[at] = c;
+      stamps.push_back(damaged);
+    }
+  int checked = 0;
+  for (const std::string& stamp : stamps)
+    for (const char* message : {" WARNING: at foo", "x", ""}) {
+      const std::string line = stamp + message;
+      // At the line's start, or else (the cleaner's search for a record behind user-space
+      // text) at a later '[' followed by a space, tab or digit.
+      std::size_t from = 0;
+      std::size_t n = reference_timestamp_length(line);
+      for (std::size_t open = line.find('[', 1); n == 0 && open != std::string::npos; open = line.find('[', open + 1)) {
+        const char next = open + 1 < line.size() ? line[open + 1] : '\0';
+        if (next != ' ' && next != '\t' && (next < '0' || next > '9')) continue;
+        if ((n = reference_timestamp_length(std::string_view(line).substr(open))) > 0) from = open;
+      }
+      const auto cleaned = clean_line(line, 1);
+      BOOST_TEST_CONTEXT("line '" << line << "'") {
+        BOOST_TEST(cleaned.had_timestamp == (n > 0));
+        if (n > 0) {
+          std::string_view want = std::string_view(line).substr(from + n);
+          if (!want.empty() && want[0] == ' ') want.remove_prefix(1);
+          BOOST_TEST(cleaned.text == want);
+        }
+      }
+      ++checked;
+    }
+  BOOST_TEST(checked > 3000);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
