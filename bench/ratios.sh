@@ -204,5 +204,16 @@ if [ "$n" -gt 0 ] && [ -f "$vmlinux" ]; then
 else
   echo "(d) skipped: no lab logs under $lab/logs or $shared/lab/logs, or no $vmlinux"
 fi
+# What two CPU-bound jobs that share nothing get from this machine at this moment: sha256sum of
+# the (cached) text input twice at once against twice in a row. No start-up, no I/O, no lock:
+# 2.00x on two idle physical cores; less when the host runs the two vCPUs on one core's two
+# hyperthreads or is busy. It bounds every -j 2 row above.
+if [ -f "$input" ] && command -v sha256sum >/dev/null; then
+  printf '#!/bin/sh\nsha256sum "%s" >/dev/null &\nsha256sum "%s" >/dev/null\nwait\n' "$input" "$input" >"$work/hash2.sh"
+  printf '#!/bin/sh\nsha256sum "%s" >/dev/null\nsha256sum "%s" >/dev/null\n' "$input" "$input" >"$work/hash1.sh"
+  chmod +x "$work/hash2.sh" "$work/hash1.sh"
+  row "two sha256sum side by side vs in a row" "$(measure /dev/null "$work/hash2.sh")" "in a row" \
+    "$(measure /dev/null "$work/hash1.sh")" "(the machine's two-job ceiling)" wall
+fi
 echo "CPU = user + sys of the whole process, RSS = peak; medians of $runs runs on $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "rows (a)-(c) pinned: ${pin[*]:-no}"
