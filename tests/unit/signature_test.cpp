@@ -1,6 +1,7 @@
 #include "analysis/signature.h"
 
 #include <boost/test/unit_test.hpp>
+#include <cstdio>
 #include <string>
 
 #include "analysis/analyze_report.h"
@@ -61,6 +62,16 @@ BOOST_AUTO_TEST_CASE(different_classes_in_one_function_hash_apart) {
   BOOST_TEST(gpf.signature != warn.signature);
 }
 
-BOOST_AUTO_TEST_CASE(hex_form_is_sixteen_digits) { BOOST_TEST(signature_hex(0x1234) == "0000000000001234"); }
+BOOST_AUTO_TEST_CASE(hex_form_is_sixteen_lower_case_digits_as_printf_writes_them) {
+  BOOST_TEST(signature_hex(0x1234) == "0000000000001234");
+  // Every nibble position and value, against printf's "%016llx".
+  for (unsigned shift = 0; shift < 64; shift += 4)
+    for (std::uint64_t nibble = 0; nibble < 16; ++nibble) {
+      const std::uint64_t v = (nibble << shift) | (0x0123456789abcdefULL & ~(std::uint64_t{0xf} << shift));
+      char want[17];
+      std::snprintf(want, sizeof want, "%016llx", static_cast<unsigned long long>(v));
+      BOOST_TEST(signature_hex(v) == want);
+    }
+}
 
 BOOST_AUTO_TEST_SUITE_END()
