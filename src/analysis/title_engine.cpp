@@ -55,6 +55,9 @@ bool starts_stack(std::string_view s) {
 
 // Fault injection stacks get mixed into reports; seeing one makes the pick unreliable.
 bool is_fault_injection_line(std::string_view s) {
+  // Every form below starts with " [", "should_fail" or " should_fail" and holds "should_fail"
+  // and "+0x" after it: a line of fewer bytes, or starting otherwise, is none (most lines).
+  if (s.size() < 14 || !(s[0] == 's' || (s[0] == ' ' && (s[1] == '[' || s[1] == 's')))) return false;
   std::size_t i = 0;
   if (s.starts_with(" [")) {
     const std::size_t close = s.find(']');
@@ -386,7 +389,17 @@ class StackFrames {
   bool enough_ = false;
 };
 
-StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Part>& parts, const StackRecipe& r) {
+// One past the report's last fault injection line (0 when it has none), worked out once a
+// stack is to be read and shared by the recipe's alternatives: past it no line can make a
+// stack's pick unreliable, so a stack whose pick is settled need not be read to its end.
+std::size_t fault_lines_end(const Lines& lines) {
+  for (std::size_t li = lines.size(); li > 0; --li)
+    if (is_fault_injection_line(lines[li - 1])) return li;
+  return 0;
+}
+
+StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Part>& parts, const StackRecipe& r,
+                      std::size_t faults_end) {
   StackResult res;
   StackFrames frames(r);
   Caps caps;  // one buffer for every line's captures (cleared per line), not an allocation each
@@ -407,6 +420,11 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
     if (part.kind == PartKind::Stack) {
       ++stacks;
       while (li < lines.size()) {
+        // The last part, its extractor satisfied, and no fault injection line left: the lines
+        // still to read can change nothing (no frame is added once enough(), no part follows
+        // to be looked for, and only a fault injection line would clear res.ok), and the
+        // position they leave li at is read by no later part.
+        if (pi + 1 == parts.size() && frames.enough() && li >= faults_end) break;
         const std::string_view ln = lines[li++];
         if (is_fault_injection_line(ln)) {
           res.ok = false;
@@ -622,8 +640,9 @@ std::optional<RuleTitle> title_from_rules(const Lines& lines) {
       RuleTitle t;
       std::vector<Pick> picks;
       if (f.has_stack) {
-        StackResult sr = run_parts(lines, stack_from, f.stack.parts, f.stack);
-        if (!sr.ok && !f.stack.parts2.empty()) sr = run_parts(lines, stack_from, f.stack.parts2, f.stack);
+        const std::size_t faults_end = fault_lines_end(lines);
+        StackResult sr = run_parts(lines, stack_from, f.stack.parts, f.stack, faults_end);
+        if (!sr.ok && !f.stack.parts2.empty()) sr = run_parts(lines, stack_from, f.stack.parts2, f.stack, faults_end);
         picks = std::move(sr.picks);
         t.corrupted = !sr.ok;
         if (!picks.empty()) t.frame = picks[0].raw;
