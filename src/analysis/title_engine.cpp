@@ -534,6 +534,25 @@ struct FamilyFilter {
   std::vector<std::vector<std::string_view>> suppress_words;  // parallel to Family::suppress: literal_words
 };
 
+// `words` without those a line holding `known` (a string the line is known to hold) and the
+// other words necessarily holds: a word inside `known` or inside another kept word. A line
+// holds all of `words` exactly when it holds `known` and the rest (containment is transitive),
+// so the checks left out were ones that could not fail.
+std::vector<std::string_view> needed_words(std::vector<std::string_view> words, std::string_view known) {
+  std::vector<std::string_view> kept;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string_view w = words[i];
+    bool implied = contains(known, w);
+    for (std::size_t j = 0; j < words.size() && !implied; ++j) {
+      // A word inside a longer one, or the later of two equal ones, is left to the other.
+      const std::string_view o = words[j];
+      implied = j != i && contains(o, w) && (o.size() > w.size() || j < i);
+    }
+    if (!implied) kept.push_back(w);
+  }
+  return kept;
+}
+
 const FamilyFilter& family_filter(const Family& fam) {
   static const std::vector<FamilyFilter> filters = [] {  // immutable after construction
     std::vector<FamilyFilter> all;
@@ -544,11 +563,12 @@ const FamilyFilter& family_filter(const Family& fam) {
         const std::string_view lit = pattern_literal(fmt.title.front());
         while (one.literal < ff.literals.size() && ff.literals[one.literal] != lit) ++one.literal;
         if (one.literal == ff.literals.size()) ff.literals.push_back(lit);
-        for (const std::string_view w : literal_words(fmt.title.front()))
-          if (w != lit) one.others.push_back(w);
+        // Tried only on a line holding `lit`.
+        one.others = needed_words(literal_words(fmt.title.front()), lit);
         ff.formats.push_back(std::move(one));
       }
-      for (const std::string_view p : f.suppress) ff.suppress_words.push_back(literal_words(p));
+      // Tried only on a line holding the family's header (title_from_rules).
+      for (const std::string_view p : f.suppress) ff.suppress_words.push_back(needed_words(literal_words(p), f.header));
       all.push_back(std::move(ff));
     }
     return all;
