@@ -53,11 +53,8 @@ bool starts_stack(std::string_view s) {
   return false;
 }
 
-// Fault injection stacks get mixed into reports; seeing one makes the pick unreliable.
-bool is_fault_injection_line(std::string_view s) {
-  // Every form below starts with " [", "should_fail" or " should_fail" and holds "should_fail"
-  // and "+0x" after it: a line of fewer bytes, or starting otherwise, is none (most lines).
-  if (s.size() < 14 || !(s[0] == 's' || (s[0] == ' ' && (s[1] == '[' || s[1] == 's')))) return false;
+// The forms is_fault_injection_line accepts, read from the line's first bytes on.
+[[gnu::noinline]] bool fault_injection_form(std::string_view s) {
   std::size_t i = 0;
   if (s.starts_with(" [")) {
     const std::size_t close = s.find(']');
@@ -81,6 +78,15 @@ bool is_fault_injection_line(std::string_view s) {
       rest.remove_prefix(1);
   }
   return rest.starts_with("+0x");
+}
+
+// Fault injection stacks get mixed into reports; seeing one makes the pick unreliable.
+// Every form starts with " [", "should_fail" or " should_fail" and holds "should_fail" and
+// "+0x" after it: a line of fewer bytes, or starting otherwise (most lines), is none, which
+// is told here without a call (this runs on every line a stack rule reads).
+bool is_fault_injection_line(std::string_view s) {
+  if (s.size() < 14 || !(s[0] == 's' || (s[0] == ' ' && (s[1] == '[' || s[1] == 's')))) return false;
+  return fault_injection_form(s);
 }
 
 // find_pattern("^{F}", s, &out) as a direct scan: it is tried on every frame line.
@@ -152,6 +158,7 @@ bool rip_frame(std::string_view s, Caps& out) {
 // mostly none): the words are looked for before each, found by memchr.
 bool call_trace_line(std::string_view s) {
   for (std::size_t at = s.find(':'); at != std::string_view::npos; at = s.find(':', at + 1)) {
+    if (at == 0 || s[at - 1] != 'e') continue;  // all three words end in 'e'
     const std::string_view head = s.substr(0, at);
     if (head.ends_with("Call Trace") || head.ends_with("Call trace") || head.ends_with("Backtrace")) return true;
   }
