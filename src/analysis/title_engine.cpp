@@ -405,6 +405,17 @@ std::size_t fault_lines_end(const Lines& lines) {
   return 0;
 }
 
+// Whether reading parts[pi..] makes a pick before the end: a Stack part met once a stack has
+// been read (`stacks` so far, each Stack part adding one).
+bool pick_before_end(const std::vector<Part>& parts, std::size_t pi, int stacks) {
+  for (; pi < parts.size(); ++pi) {
+    if (parts[pi].kind != PartKind::Stack) continue;
+    if (stacks > 0) return true;
+    ++stacks;
+  }
+  return false;
+}
+
 StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Part>& parts, const StackRecipe& r,
                       std::size_t faults_end) {
   StackResult res;
@@ -423,6 +434,11 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
       frames.clear();
     }
     if (pi == parts.size()) break;
+    // With the extractor satisfied and no fault injection line left, the parts still to come
+    // change nothing unless one of them ends a stack (a Stack part once a stack was read):
+    // frames are no longer added, res.ok stays, and only the end makes the pick. They are
+    // passed over as a report without further lines would pass them.
+    if (frames.enough() && li >= faults_end && !pick_before_end(parts, pi, stacks)) li = lines.size();
     const Part& part = parts[pi];
     if (part.kind == PartKind::Stack) {
       ++stacks;
