@@ -24,8 +24,10 @@ class NameSet {
     for (auto n : names) by_size_[std::min(n.size(), kLongest)].push_back(n);
   }
   bool contains(std::string_view f) const {
+    // The first bytes are compared before the rest: most names differ there, and a
+    // comparison of the whole is a call.
     for (auto n : by_size_[std::min(f.size(), kLongest)])
-      if (f == n) return true;
+      if ((f.empty() || n.empty() || f[0] == n[0]) && f == n) return true;
     return false;
   }
 

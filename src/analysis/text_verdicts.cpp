@@ -37,7 +37,8 @@ void judge_trace(Report& r, std::size_t first, std::size_t count) {
     if (!f.printed_unreliable) {
       f.verdict = Verdict::Reliable;
       f.reason = never_guesses(r.arch) ? Reason::ExactUnwinder : Reason::Unwinder;
-      if (f.function && is_chain_terminal(*f.function)) chain_ended = true;
+      // Once ended, the chain stays ended until the stack changes: the name need not be looked up.
+      if (!chain_ended && f.function && is_chain_terminal(*f.function)) chain_ended = true;
       continue;
     }
     const bool reliable_later = last_reliable != end && last_reliable > i;

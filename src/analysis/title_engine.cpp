@@ -53,8 +53,8 @@ bool starts_stack(std::string_view s) {
   return false;
 }
 
-// Fault injection stacks get mixed into reports; seeing one makes the pick unreliable.
-bool is_fault_injection_line(std::string_view s) {
+// The forms is_fault_injection_line accepts, read from the line's first bytes on.
+[[gnu::noinline]] bool fault_injection_form(std::string_view s) {
   std::size_t i = 0;
   if (s.starts_with(" [")) {
     const std::size_t close = s.find(']');
@@ -78,6 +78,15 @@ bool is_fault_injection_line(std::string_view s) {
       rest.remove_prefix(1);
   }
   return rest.starts_with("+0x");
+}
+
+// Fault injection stacks get mixed into reports; seeing one makes the pick unreliable.
+// Every form starts with " [", "should_fail" or " should_fail" and holds "should_fail" and
+// "+0x" after it: a line of fewer bytes, or starting otherwise (most lines), is none, which
+// is told here without a call (this runs on every line a stack rule reads).
+bool is_fault_injection_line(std::string_view s) {
+  if (s.size() < 14 || !(s[0] == 's' || (s[0] == ' ' && (s[1] == '[' || s[1] == 's')))) return false;
+  return fault_injection_form(s);
 }
 
 // find_pattern("^{F}", s, &out) as a direct scan: it is tried on every frame line.
@@ -149,6 +158,7 @@ bool rip_frame(std::string_view s, Caps& out) {
 // mostly none): the words are looked for before each, found by memchr.
 bool call_trace_line(std::string_view s) {
   for (std::size_t at = s.find(':'); at != std::string_view::npos; at = s.find(':', at + 1)) {
+    if (at == 0 || s[at - 1] != 'e') continue;  // all three words end in 'e'
     const std::string_view head = s.substr(0, at);
     if (head.ends_with("Call Trace") || head.ends_with("Call trace") || head.ends_with("Backtrace")) return true;
   }
@@ -386,7 +396,28 @@ class StackFrames {
   bool enough_ = false;
 };
 
-StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Part>& parts, const StackRecipe& r) {
+// One past the report's last fault injection line (0 when it has none), worked out once a
+// stack is to be read and shared by the recipe's alternatives: past it no line can make a
+// stack's pick unreliable, so a stack whose pick is settled need not be read to its end.
+std::size_t fault_lines_end(const Lines& lines) {
+  for (std::size_t li = lines.size(); li > 0; --li)
+    if (is_fault_injection_line(lines[li - 1])) return li;
+  return 0;
+}
+
+// Whether reading parts[pi..] makes a pick before the end: a Stack part met once a stack has
+// been read (`stacks` so far, each Stack part adding one).
+bool pick_before_end(const std::vector<Part>& parts, std::size_t pi, int stacks) {
+  for (; pi < parts.size(); ++pi) {
+    if (parts[pi].kind != PartKind::Stack) continue;
+    if (stacks > 0) return true;
+    ++stacks;
+  }
+  return false;
+}
+
+StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Part>& parts, const StackRecipe& r,
+                      std::size_t faults_end) {
   StackResult res;
   StackFrames frames(r);
   Caps caps;  // one buffer for every line's captures (cleared per line), not an allocation each
@@ -403,10 +434,20 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
       frames.clear();
     }
     if (pi == parts.size()) break;
+    // With the extractor satisfied and no fault injection line left, the parts still to come
+    // change nothing unless one of them ends a stack (a Stack part once a stack was read):
+    // frames are no longer added, res.ok stays, and only the end makes the pick. They are
+    // passed over as a report without further lines would pass them.
+    if (frames.enough() && li >= faults_end && !pick_before_end(parts, pi, stacks)) li = lines.size();
     const Part& part = parts[pi];
     if (part.kind == PartKind::Stack) {
       ++stacks;
       while (li < lines.size()) {
+        // The last part, its extractor satisfied, and no fault injection line left: the lines
+        // still to read can change nothing (no frame is added once enough(), no part follows
+        // to be looked for, and only a fault injection line would clear res.ok), and the
+        // position they leave li at is read by no later part.
+        if (pi + 1 == parts.size() && frames.enough() && li >= faults_end) break;
         const std::string_view ln = lines[li++];
         if (is_fault_injection_line(ln)) {
           res.ok = false;
@@ -516,6 +557,25 @@ struct FamilyFilter {
   std::vector<std::vector<std::string_view>> suppress_words;  // parallel to Family::suppress: literal_words
 };
 
+// `words` without those a line holding `known` (a string the line is known to hold) and the
+// other words necessarily holds: a word inside `known` or inside another kept word. A line
+// holds all of `words` exactly when it holds `known` and the rest (containment is transitive),
+// so the checks left out were ones that could not fail.
+std::vector<std::string_view> needed_words(std::vector<std::string_view> words, std::string_view known) {
+  std::vector<std::string_view> kept;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string_view w = words[i];
+    bool implied = contains(known, w);
+    for (std::size_t j = 0; j < words.size() && !implied; ++j) {
+      // A word inside a longer one, or the later of two equal ones, is left to the other.
+      const std::string_view o = words[j];
+      implied = j != i && contains(o, w) && (o.size() > w.size() || j < i);
+    }
+    if (!implied) kept.push_back(w);
+  }
+  return kept;
+}
+
 const FamilyFilter& family_filter(const Family& fam) {
   static const std::vector<FamilyFilter> filters = [] {  // immutable after construction
     std::vector<FamilyFilter> all;
@@ -526,11 +586,12 @@ const FamilyFilter& family_filter(const Family& fam) {
         const std::string_view lit = pattern_literal(fmt.title.front());
         while (one.literal < ff.literals.size() && ff.literals[one.literal] != lit) ++one.literal;
         if (one.literal == ff.literals.size()) ff.literals.push_back(lit);
-        for (const std::string_view w : literal_words(fmt.title.front()))
-          if (w != lit) one.others.push_back(w);
+        // Tried only on a line holding `lit`.
+        one.others = needed_words(literal_words(fmt.title.front()), lit);
         ff.formats.push_back(std::move(one));
       }
-      for (const std::string_view p : f.suppress) ff.suppress_words.push_back(literal_words(p));
+      // Tried only on a line holding the family's header (title_from_rules).
+      for (const std::string_view p : f.suppress) ff.suppress_words.push_back(needed_words(literal_words(p), f.header));
       all.push_back(std::move(ff));
     }
     return all;
@@ -622,8 +683,9 @@ std::optional<RuleTitle> title_from_rules(const Lines& lines) {
       RuleTitle t;
       std::vector<Pick> picks;
       if (f.has_stack) {
-        StackResult sr = run_parts(lines, stack_from, f.stack.parts, f.stack);
-        if (!sr.ok && !f.stack.parts2.empty()) sr = run_parts(lines, stack_from, f.stack.parts2, f.stack);
+        const std::size_t faults_end = fault_lines_end(lines);
+        StackResult sr = run_parts(lines, stack_from, f.stack.parts, f.stack, faults_end);
+        if (!sr.ok && !f.stack.parts2.empty()) sr = run_parts(lines, stack_from, f.stack.parts2, f.stack, faults_end);
         picks = std::move(sr.picks);
         t.corrupted = !sr.ok;
         if (!picks.empty()) t.frame = picks[0].raw;

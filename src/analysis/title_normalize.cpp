@@ -18,8 +18,8 @@ std::size_t digits_at(std::string_view s, std::size_t i) {
 }
 
 // "syz-executor.3", "syz-executor123/4567", "syzkaller123456:789" -> the bare name.
-std::string drop_executor_ids(std::string_view s) {
-  std::string out;
+void drop_executor_ids(std::string_view s, std::string& out) {
+  out.clear();
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
     std::string_view name;
@@ -45,12 +45,11 @@ std::string drop_executor_ids(std::string_view s) {
     out.append(name);
     i = j;
   }
-  return out;
 }
 
 // A hex run of 6+ (optionally 0x-prefixed) after a non-alphanumeric: an address.
-std::string addresses(std::string_view s) {
-  std::string out;
+void addresses(std::string_view s, std::string& out) {
+  out.clear();
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size(); ++i) {
     out.push_back(s[i]);
@@ -64,11 +63,10 @@ std::string addresses(std::string_view s) {
       i = k - 1;
     }
   }
-  return out;
 }
 
-std::string ip_addresses(std::string_view s) {
-  std::string out;
+void ip_addresses(std::string_view s, std::string& out) {
+  out.clear();
   // Each pass keeps about the length: one allocation, not a regrowth per doubling.
   out.reserve(s.size() + 8);
   for (std::size_t i = 0; i < s.size();) {
@@ -90,12 +88,11 @@ std::string ip_addresses(std::string_view s) {
       out.push_back(s[i++]);
     }
   }
-  return out;
 }
 
 // ".c:123:45" -> ".c:LINE"
-std::string line_numbers(std::string_view s) {
-  std::string out;
+void line_numbers(std::string_view s, std::string& out) {
+  out.clear();
   out.reserve(s.size() + 8);
   for (std::size_t i = 0; i < s.size();) {
     if (s[i] == '.' && i + 1 < s.size() && is_word(s[i + 1])) {
@@ -110,12 +107,11 @@ std::string line_numbers(std::string_view s) {
     }
     out.push_back(s[i++]);
   }
-  return out;
 }
 
 // "func+0x1a/0x40" -> "func"
-std::string symbol_offsets(std::string_view s) {
-  std::string out;
+void symbol_offsets(std::string_view s, std::string& out) {
+  out.clear();
   out.reserve(s.size() + 8);
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '+' && i + 2 < s.size() && s[i + 1] == '0' && s[i + 2] == 'x' && i > 0 && is_word(s[i - 1])) {
@@ -130,11 +126,10 @@ std::string symbol_offsets(std::string_view s) {
     }
     out.push_back(s[i]);
   }
-  return out;
 }
 
-std::string cpu_numbers(std::string_view s) {
-  std::string out;
+void cpu_numbers(std::string_view s, std::string& out) {
+  out.clear();
   out.reserve(s.size() + 8);
   for (std::size_t i = 0; i < s.size();) {
     if (s.substr(i).starts_with("CPU#") && digits_at(s, i + 4)) {
@@ -144,13 +139,12 @@ std::string cpu_numbers(std::string_view s) {
     }
     out.push_back(s[i++]);
   }
-  return out;
 }
 
 // Decimal numbers standing alone (between non-word characters) -> NUM; digit
 // runs of 7+ anywhere -> NUM (short ones inside names, "nl802154", stay).
-std::string numbers(std::string_view s) {
-  std::string out;
+void numbers(std::string_view s, std::string& out) {
+  out.clear();
   out.reserve(s.size() + 8);
   for (std::size_t i = 0; i < s.size();) {
     const std::size_t n = digits_at(s, i);
@@ -166,12 +160,11 @@ std::string numbers(std::string_view s) {
     }
     i += n;
   }
-  return out;
 }
 
-std::string sanitize(std::string_view s) {
+void sanitize(std::string_view s, std::string& out) {
   constexpr std::size_t kMaxTitle = 120;  // interleaved lines can make a header endless
-  std::string out;
+  out.clear();
   out.reserve(std::min(s.size(), kMaxTitle));
   char prev = ' ';
   for (std::size_t i = 0; i < s.size() && i < kMaxTitle; ++i) {
@@ -185,30 +178,45 @@ std::string sanitize(std::string_view s) {
     prev = c;
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
 }
 
 }  // namespace
 
 std::string normalize_title(std::string_view title) {
-  // A pass whose trigger ('.', '+', '#', a digit, "syz") is nowhere in its input returns
-  // the input unchanged, and most titles ("KASAN: use-after-free Read in foo") hold few
-  // triggers: those passes are skipped. No pass adds a trigger, so the title decides.
-  bool dot = false, plus = false, hash = false, digit = false;
+  // A pass whose trigger ('.', '+', '#', a digit, "syz", a run of six hex digits) is nowhere in
+  // its input returns the input unchanged, and most titles ("KASAN: use-after-free Read in foo")
+  // hold few triggers: those passes are skipped. No pass adds a trigger, so the title decides.
+  // (addresses() rewrites only a run of 6+ lower-case hex digits, which a "0x" before it does
+  // not start; drop_executor_ids joins no such run: what it keeps before a cut ends in 'r'.)
+  bool dot = false, plus = false, hash = false, digit = false, hex_run = false;
+  std::size_t run = 0;
   for (const char c : title) {
     dot = dot || c == '.';
     plus = plus || c == '+';
     hash = hash || c == '#';
     digit = digit || is_digit(c);
+    run = is_lower_hex(c) ? run + 1 : 0;
+    hex_run = hex_run || run >= 6;
   }
-  std::string t = title.find("syz") != std::string_view::npos ? drop_executor_ids(title) : std::string(title);
-  t = addresses(t);
-  if (dot) t = ip_addresses(t);     // a.b.c.d
-  if (dot) t = line_numbers(t);     // .c:123
-  if (plus) t = symbol_offsets(t);  // +0x1/0x2
-  if (hash) t = cpu_numbers(t);     // CPU#1
-  if (digit) t = numbers(t);
-  return sanitize(t);
+  // The passes alternate between two buffers, reused rather than allocated for each.
+  std::string t;
+  std::string next;
+  if (title.find("syz") != std::string_view::npos)
+    drop_executor_ids(title, t);
+  else
+    t.assign(title);
+  auto apply = [&](void (*pass)(std::string_view, std::string&)) {
+    pass(t, next);
+    t.swap(next);
+  };
+  if (hex_run) apply(addresses);
+  if (dot) apply(ip_addresses);     // a.b.c.d
+  if (dot) apply(line_numbers);     // .c:123
+  if (plus) apply(symbol_offsets);  // +0x1/0x2
+  if (hash) apply(cpu_numbers);     // CPU#1
+  if (digit) apply(numbers);
+  sanitize(t, next);
+  return next;
 }
 
 }  // namespace btaudit
