@@ -564,7 +564,16 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
     case 'T':
       if (parse_release_taint_line(s)) return true;  // "Tainted: "
       break;
-    case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
+    case '0':
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6':
+    case '7':
+    case '8':
+    case '9':
       if (parse_release_taint_line(s)) return true;  // "6.1.0-1 #1 Tainted: ..."
       break;
     case 'K':
