@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <tuple>
 #include <utility>
 
 #include "text/scan.h"
@@ -39,6 +40,7 @@ bool is_auxiliary_label(std::string_view label) {
       "which lock already depends",
       "kmemleak:",  // kmemleak's object dump: the allocation stack of the object it complains about
   };
+  if (label.empty()) return false;  // holds none of them (a trace with no label: most are)
   for (auto a : kAux)
     if (contains(label, a)) return true;
   return false;
@@ -60,6 +62,18 @@ bool requires_trace(ReportKind k) {
     case ReportKind::SoftLockup:
     case ReportKind::DoubleFault:
     case ReportKind::DivideError: return true;
+    default: return false;
+  }
+}
+
+// A line that opens a trace: "Call Trace:" (x86, with the first frame after it on some
+// kernels), "Call trace:" (arm64), "Backtrace:" and "backtrace:". Tried by first byte: a
+// line starting with any other byte starts none of them. `s` is trimmed and not empty.
+bool opens_trace(std::string_view s) {
+  switch (s[0]) {
+    case 'C': return starts(s, "Call Trace:") || starts(s, "Call trace:");
+    case 'B': return s == "Backtrace:";
+    case 'b': return starts(s, "backtrace:");
     default: return false;
   }
 }
@@ -92,40 +106,20 @@ bool is_register_line(std::string_view s) {
   return false;
 }
 
-// Every prefix parse_header_field() tests, in its order (keep the two in step): a line whose
-// first byte starts none of them, and is no digit (a "6.1.0-1 #1 Tainted: ..." release line),
-// is no header field, so it goes straight to the register-line test instead of trying each
-// prefix in turn. Most lines that reach the header test are of that kind.
-constexpr std::string_view kHeaderPrefixes[] = {
-    "CPU: ",
-    "Pid: ",
-    "Hardware name: ",
-    "Modules linked in:",
-    "Not tainted",
-    "Tainted: ",
-    "CPU ",
-    "Krnl PSW",
-    "RIP: ",
-    "EIP: ",
-    "pc : ",
-    "NIP ",
-    "PC is at ",
-    "EIP is at ",
-    "epc : ",
-    "IP: ",
-    "Code: ",
-    "x29: ",
-    "lr : ",
-    "Kernel Offset: ",
-    "RAX: ",  // x86 register rows: R or E, two more bytes, ": "
-    "EAX: ",
-};
-constexpr std::array<bool, 256> kHeaderFirstBytes = [] {
-  std::array<bool, 256> first{};
-  for (std::string_view p : kHeaderPrefixes) first[static_cast<unsigned char>(p[0])] = true;
-  for (char d = '0'; d <= '9'; ++d) first[static_cast<unsigned char>(d)] = true;
-  return first;
-}();
+// An x86 register row: "RAX: 0000000000000000 RBX: ffff8801ac392080 RCX: ffffffff84db22a1"
+bool is_register_row(std::string_view s) {
+  return s.size() > 5 && (s[0] == 'R' || s[0] == 'E') && s[3] == ':' && s[4] == ' ';
+}
+
+// Where a register row's ": " is when it ends a name of at most 8 bytes (npos otherwise): the
+// bytes up to 8 are looked at in place of a search of the whole row for the first ": ", which
+// gives the same answer in both cases (found at <= 8, or not found there).
+std::size_t name_colon(std::string_view t) {
+  const std::size_t last = std::min<std::size_t>(8, t.size() < 2 ? 0 : t.size() - 2);
+  for (std::size_t i = 0; i <= last && t.size() >= 2; ++i)
+    if (t[i] == ':' && t[i + 1] == ' ') return i;
+  return std::string_view::npos;
+}
 
 // A line of a raw hex stack dump ("Stack:" block of <= 4.10 kernels, arm's
 // "Exception stack(0x... to 0x...)" block with its "5bc0: 00000000 ..." rows).
@@ -526,151 +520,213 @@ void ReportBuilder::parse_warning_header(std::string_view s) {
   if (auto r = parse_symbol_ref(u)) report_.warn_site = to_location(*r);
 }
 
+// The header fields by the first byte of the line: each prefix is tried only on lines that
+// start with its first byte, which a line starting with another byte cannot match, and prefixes
+// that share a first byte are tried in the order they always were (the first that matches
+// decides). A line that matches none is tried as a register line, as before.
 bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
-  if (s.empty() || !kHeaderFirstBytes[static_cast<unsigned char>(s[0])]) return is_register_line(s);
-  if (starts(s, "CPU: ") || starts(s, "Pid: ")) return parse_task_line(s);
-  if (consume(s, "Hardware name: ")) {
-    if (!report_.hardware) report_.hardware = std::string(trim(s));
-    return true;
-  }
-  if (consume(s, "Modules linked in:")) {
-    if (report_.modules.empty()) add_module_words(s, false);
-    return true;
-  }
-  if (parse_release_taint_line(s)) return true;
-  if (starts(s, "CPU ") && s.size() <= 9) {  // 2.6-3.x "CPU 1 " on a line of its own
-    std::string_view t = s.substr(4);
-    if (auto cpu = dec(t); cpu && trim(t).empty()) {
-      note_cpu(static_cast<int>(*cpu), line);
-      return true;
-    }
-  }
-  if (starts(s, "Krnl PSW")) {
-    // s390 "Krnl PSW : 0404c00180000000 0000000000431f8e (scsi_alloc_sgtable+0x62/0x7c)"
-    if (report_.arch == Arch::Unknown) report_.arch = Arch::S390;
-    if (!report_.rip) {
-      std::string_view t = s.substr(s.find(':') == std::string_view::npos ? s.size() : s.find(':') + 1);
-      take_word(t);  // PSW mask
-      std::string_view a = trim_left(t);
-      CodeLocation loc;
-      if (auto v = hex(a)) loc.address = v;
-      const std::size_t open = t.find('(');
-      if (open != std::string_view::npos) {
-        std::string_view sym = t.substr(open + 1);
-        if (auto r = parse_symbol_ref(sym)) {
-          CodeLocation named = to_location(*r);
-          named.address = loc.address;
-          loc = std::move(named);
+  if (s.empty()) return false;
+  switch (s[0]) {
+    case 'C':
+      if (starts(s, "CPU: ")) return parse_task_line(s);
+      if (starts(s, "CPU ") && s.size() <= 9) {  // 2.6-3.x "CPU 1 " on a line of its own
+        std::string_view t = s.substr(4);
+        if (auto cpu = dec(t); cpu && trim(t).empty()) {
+          note_cpu(static_cast<int>(*cpu), line);
+          return true;
         }
       }
-      if (loc.function || loc.address) report_.rip = std::move(loc);
-    }
-    return true;
-  }
-  if (starts(s, "RIP: ") || starts(s, "EIP: ") || starts(s, "pc : ") || starts(s, "NIP ") || starts(s, "PC is at ") ||
-      starts(s, "EIP is at ") || starts(s, "epc : ") || starts(s, "IP: ")) {
-    register_block_open_ = false;  // the register rows after it are a block of their own
-    if (report_.arch == Arch::Unknown) {
-      if (s[0] == 'R')
-        report_.arch = Arch::X86_64;
-      else if (s[0] == 'E' && s[1] == 'I')
-        report_.arch = Arch::I386;
-      else if (s[0] == 'p')
-        report_.arch = Arch::Arm64;
-      else if (s[0] == 'N')
-        report_.arch = Arch::PowerPC;
-      else if (s[0] == 'P')
-        report_.arch = Arch::Arm;
-      else if (s[0] == 'e')
-        report_.arch = Arch::RiscV;
-      else if (s[0] == 'I')
-        report_.arch = Arch::X86_64;
-    }
-    // Old i386/arm print the address first ("EIP: 0060:[<c1234567>] EFLAGS: ...")
-    // and the symbol on a later "EIP is at foo+0x1/0x2" line: the later line completes the site.
-    if (!report_.rip || !report_.rip->function) {
-      std::string_view t = s.substr(s.find(' ') + 1);
-      t = trim_left(t);
-      if (consume(t, ":")) t = trim_left(t);                                // arm64/riscv "pc : ", "epc : "
-      consume(t, "is at ");                                                 // "PC is at ", "EIP is at "
-      if (t.size() > 5 && t[4] == ':' && is_hex(t[0])) t.remove_prefix(5);  // "0010:"
-      CodeLocation loc;
-      bool have = false;
-      for (int i = 0; i < 3 && !have; ++i) {
-        t = trim_left(t);
-        std::string_view a = t;
-        if (consume(a, "[<")) {
-          if (auto v = hex(a); v && consume(a, ">]")) {
-            loc.address = v;
-            t = a;
-            continue;
-          }
-        } else if (consume(a, "[")) {  // powerpc "NIP [c0000000001234] foo+0x1/0x2"
-          if (auto v = hex(a); v && consume(a, "]")) {
-            loc.address = v;
-            t = a;
-            continue;
-          }
-        }
-        std::string_view b = t;
-        if (auto r = parse_symbol_ref(b)) {
-          CodeLocation named = to_location(*r);
-          named.address = loc.address;
-          loc = std::move(named);
-          have = true;
-        } else {
-          std::string_view c = t;
-          if (auto v = hex0x(c)) {
-            loc.address = v;
-            have = true;
-          }
-          break;
-        }
+      if (consume(s, "Code: ")) {
+        if (report_.code_bytes.empty()) report_.code_bytes = std::string(trim(s));
+        return true;
       }
-      // Page-fault "IP:" lines exist on both x86 flavours; a 32-bit code address means i386.
-      if (s[0] == 'I' && report_.arch == Arch::X86_64 && loc.address && *loc.address <= 0xffffffffULL)
-        report_.arch = Arch::I386;
-      if (!report_.rip) {
-        if (have || loc.address) report_.rip = std::move(loc);
-      } else if (loc.function && (!loc.address || !report_.rip->address || *loc.address == *report_.rip->address)) {
-        if (!loc.address) loc.address = report_.rip->address;
-        report_.rip = std::move(loc);
+      break;
+    case 'P':
+      if (starts(s, "Pid: ")) return parse_task_line(s);
+      if (starts(s, "PC is at ")) return parse_code_site(s);
+      break;
+    case 'H':
+      if (consume(s, "Hardware name: ")) {
+        if (!report_.hardware) report_.hardware = std::string(trim(s));
+        return true;
       }
-    }
-    return true;
-  }
-  if (consume(s, "Code: ")) {
-    if (report_.code_bytes.empty()) report_.code_bytes = std::string(trim(s));
-    return true;
-  }
-  if (starts(s, "x29: ") || starts(s, "lr : ")) {
-    if (report_.arch == Arch::Unknown) report_.arch = Arch::Arm64;
-    return true;
-  }
-  if (consume(s, "Kernel Offset: ")) {
-    std::string_view t = s;
-    if (auto v = hex0x(t)) report_.kaslr_offset = static_cast<std::int64_t>(*v);
-    return true;
-  }
-  // x86 register rows: "RAX: 0000000000000000 RBX: ffff8801ac392080 RCX: ffffffff84db22a1"
-  if (s.size() > 5 && (s[0] == 'R' || s[0] == 'E') && s[3] == ':' && s[4] == ' ') {
-    std::string_view t = s;
-    for (int i = 0; i < 4 && !t.empty(); ++i) {
-      t = trim_left(t);
-      const std::size_t colon = t.find(": ");
-      if (colon == std::string_view::npos || colon > 8) break;
-      std::string_view name = t.substr(0, colon);
-      t.remove_prefix(colon + 2);
-      t = trim_left(t);
-      if (t.size() > 5 && t[4] == ':') t.remove_prefix(5);  // "RSP: 0018:ffff..."
-      auto v = hex(t);
-      if (!v) break;
-      ++registers_seen_;
-      if (registers_kept_ < limits_.max_registers) add_register(name, *v, line);
-    }
-    return true;
+      break;
+    case 'M':
+      if (consume(s, "Modules linked in:")) {
+        if (report_.modules.empty()) add_module_words(s, false);
+        return true;
+      }
+      break;
+    case 'N':
+      if (parse_release_taint_line(s)) return true;  // "Not tainted"
+      if (starts(s, "NIP ")) return parse_code_site(s);
+      break;
+    case 'T':
+      if (parse_release_taint_line(s)) return true;  // "Tainted: "
+      break;
+    case '0':
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6':
+    case '7':
+    case '8':
+    case '9':
+      if (parse_release_taint_line(s)) return true;  // "6.1.0-1 #1 Tainted: ..."
+      break;
+    case 'K':
+      if (starts(s, "Krnl PSW")) return parse_psw_line(s);
+      if (consume(s, "Kernel Offset: ")) {
+        std::string_view t = s;
+        if (auto v = hex0x(t)) report_.kaslr_offset = static_cast<std::int64_t>(*v);
+        return true;
+      }
+      break;
+    case 'R':
+      if (starts(s, "RIP: ")) return parse_code_site(s);
+      if (is_register_row(s)) return parse_register_row(s, line);
+      break;
+    case 'E':
+      if (starts(s, "EIP: ") || starts(s, "EIP is at ")) return parse_code_site(s);
+      if (is_register_row(s)) return parse_register_row(s, line);
+      break;
+    case 'p':
+      if (starts(s, "pc : ")) return parse_code_site(s);
+      break;
+    case 'e':
+      if (starts(s, "epc : ")) return parse_code_site(s);
+      break;
+    case 'I':
+      if (starts(s, "IP: ")) return parse_code_site(s);
+      break;
+    case 'x':
+    case 'l':
+      if (starts(s, "x29: ") || starts(s, "lr : ")) {
+        if (report_.arch == Arch::Unknown) report_.arch = Arch::Arm64;
+        return true;
+      }
+      break;
+    default: break;
   }
   return is_register_line(s);
+}
+
+// s390 "Krnl PSW : 0404c00180000000 0000000000431f8e (scsi_alloc_sgtable+0x62/0x7c)"
+bool ReportBuilder::parse_psw_line(std::string_view s) {
+  if (report_.arch == Arch::Unknown) report_.arch = Arch::S390;
+  if (!report_.rip) {
+    std::string_view t = s.substr(s.find(':') == std::string_view::npos ? s.size() : s.find(':') + 1);
+    take_word(t);  // PSW mask
+    std::string_view a = trim_left(t);
+    CodeLocation loc;
+    if (auto v = hex(a)) loc.address = v;
+    const std::size_t open = t.find('(');
+    if (open != std::string_view::npos) {
+      std::string_view sym = t.substr(open + 1);
+      if (auto r = parse_symbol_ref(sym)) {
+        CodeLocation named = to_location(*r);
+        named.address = loc.address;
+        loc = std::move(named);
+      }
+    }
+    if (loc.function || loc.address) report_.rip = std::move(loc);
+  }
+  return true;
+}
+
+// The crash site: "RIP: 0010:foo+0x1/0x2", "EIP: 0060:[<c1234567>]", "pc : foo+0x1/0x2",
+// "NIP [c0000000001234] foo+0x1/0x2", "PC is at foo+0x1/0x2", "EIP is at ...", "epc : ", "IP: ".
+bool ReportBuilder::parse_code_site(std::string_view s) {
+  register_block_open_ = false;  // the register rows after it are a block of their own
+  if (report_.arch == Arch::Unknown) {
+    if (s[0] == 'R')
+      report_.arch = Arch::X86_64;
+    else if (s[0] == 'E' && s[1] == 'I')
+      report_.arch = Arch::I386;
+    else if (s[0] == 'p')
+      report_.arch = Arch::Arm64;
+    else if (s[0] == 'N')
+      report_.arch = Arch::PowerPC;
+    else if (s[0] == 'P')
+      report_.arch = Arch::Arm;
+    else if (s[0] == 'e')
+      report_.arch = Arch::RiscV;
+    else if (s[0] == 'I')
+      report_.arch = Arch::X86_64;
+  }
+  // Old i386/arm print the address first ("EIP: 0060:[<c1234567>] EFLAGS: ...")
+  // and the symbol on a later "EIP is at foo+0x1/0x2" line: the later line completes the site.
+  if (!report_.rip || !report_.rip->function) {
+    std::string_view t = s.substr(s.find(' ') + 1);
+    t = trim_left(t);
+    if (consume(t, ":")) t = trim_left(t);                                // arm64/riscv "pc : ", "epc : "
+    consume(t, "is at ");                                                 // "PC is at ", "EIP is at "
+    if (t.size() > 5 && t[4] == ':' && is_hex(t[0])) t.remove_prefix(5);  // "0010:"
+    CodeLocation loc;
+    bool have = false;
+    for (int i = 0; i < 3 && !have; ++i) {
+      t = trim_left(t);
+      std::string_view a = t;
+      if (consume(a, "[<")) {
+        if (auto v = hex(a); v && consume(a, ">]")) {
+          loc.address = v;
+          t = a;
+          continue;
+        }
+      } else if (consume(a, "[")) {  // powerpc "NIP [c0000000001234] foo+0x1/0x2"
+        if (auto v = hex(a); v && consume(a, "]")) {
+          loc.address = v;
+          t = a;
+          continue;
+        }
+      }
+      std::string_view b = t;
+      if (auto r = parse_symbol_ref(b)) {
+        CodeLocation named = to_location(*r);
+        named.address = loc.address;
+        loc = std::move(named);
+        have = true;
+      } else {
+        std::string_view c = t;
+        if (auto v = hex0x(c)) {
+          loc.address = v;
+          have = true;
+        }
+        break;
+      }
+    }
+    // Page-fault "IP:" lines exist on both x86 flavours; a 32-bit code address means i386.
+    if (s[0] == 'I' && report_.arch == Arch::X86_64 && loc.address && *loc.address <= 0xffffffffULL)
+      report_.arch = Arch::I386;
+    if (!report_.rip) {
+      if (have || loc.address) report_.rip = std::move(loc);
+    } else if (loc.function && (!loc.address || !report_.rip->address || *loc.address == *report_.rip->address)) {
+      if (!loc.address) loc.address = report_.rip->address;
+      report_.rip = std::move(loc);
+    }
+  }
+  return true;
+}
+
+// x86 register rows: "RAX: 0000000000000000 RBX: ffff8801ac392080 RCX: ffffffff84db22a1"
+bool ReportBuilder::parse_register_row(std::string_view s, std::uint32_t line) {
+  std::string_view t = s;
+  for (int i = 0; i < 4 && !t.empty(); ++i) {
+    t = trim_left(t);
+    const std::size_t colon = name_colon(t);
+    if (colon == std::string_view::npos) break;
+    std::string_view name = t.substr(0, colon);
+    t.remove_prefix(colon + 2);
+    t = trim_left(t);
+    if (t.size() > 5 && t[4] == ':') t.remove_prefix(5);  // "RSP: 0018:ffff..."
+    auto v = hex(t);
+    if (!v) break;
+    ++registers_seen_;
+    if (registers_kept_ < limits_.max_registers) add_register(name, *v, line);
+  }
+  return true;
 }
 
 // A row's register starts a block of its own after a RIP line, or when the open block
@@ -694,7 +750,9 @@ void ReportBuilder::add_register(std::string_view name, std::uint64_t value, std
   }
   register_block_open_ = true;
   register_names_ |= bit;
-  report_.registers.back().values.emplace_back(std::string(name), value);
+  // Made in place: a std::string made first and moved in costs a second copy of the name.
+  report_.registers.back().values.emplace_back(std::piecewise_construct, std::forward_as_tuple(name),
+                                               std::forward_as_tuple(value));
   ++registers_kept_;
 }
 
@@ -713,15 +771,14 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
     return Effect::Ignored;
   }
 
-  if (starts(s, "Call Trace:") || starts(s, "Call trace:") || s == "Backtrace:" || starts(s, "backtrace:") ||
-      starts(s, "Call Trace: ")) {
+  if (opens_trace(s)) {
     start_trace(pending_label_.empty() ? std::string("Call Trace") : pending_label_, line.number,
                 !is_auxiliary_label(pending_label_));
     touch(line.number);
     std::string_view rest = trim(s.substr(s.find(':') + 1));
     if (!rest.empty()) {
       if (parse_trace_text(rest, trace_) && trace_.has_frame) {
-        apply_markers(trace_.markers, line.number);
+        if (!trace_.markers.empty()) apply_markers(trace_.markers, line.number);  // most lines have none
         add_frame(trace_.frame, line.number);
         return Effect::TraceFrame;
       }
@@ -773,7 +830,7 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
                     !is_auxiliary_label(pending_label_));
       }
       non_frame_in_trace_ = 0;
-      apply_markers(trace_.markers, line.number);
+      if (!trace_.markers.empty()) apply_markers(trace_.markers, line.number);  // most lines have none
       touch(line.number);
       if (trace_.has_frame) {
         add_frame(trace_.frame, line.number);

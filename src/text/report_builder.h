@@ -57,6 +57,9 @@ class ReportBuilder {
   void add_frame(const FrameText& text, std::uint32_t line);
   void apply_markers(const std::vector<StackMarker>& markers, std::uint32_t line);
   bool parse_header_field(std::string_view s, std::uint32_t line);
+  bool parse_psw_line(std::string_view s);
+  bool parse_code_site(std::string_view s);
+  bool parse_register_row(std::string_view s, std::uint32_t line);
   void add_register(std::string_view name, std::uint64_t value, std::uint32_t line);
   bool parse_task_line(std::string_view s);
   void parse_warning_header(std::string_view s);

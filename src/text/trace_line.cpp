@@ -327,8 +327,9 @@ bool parse_trace_text(std::string_view text, TraceText& out) {
       f.address = ip;
       s = trim_left(s);
     }
-  } else if (auto p = parse_plain_bracket_address(s)) {
-    // powerpc prints "[sp] [ip] symbol": the second bracket is the code address.
+  } else if (auto p = s[0] == '[' ? parse_plain_bracket_address(s) : std::nullopt) {
+    // powerpc prints "[sp] [ip] symbol": the second bracket is the code address (the test of
+    // the first byte is the one parse_plain_bracket_address starts with, made without a call).
     s = trim_left(s);
     if (auto ip = parse_plain_bracket_address(s)) {
       f.address = ip;
