@@ -38,6 +38,24 @@ cold=$work/cold.sh  # runs a command with an empty profile cache of its own
 printf '#!/bin/sh\nrm -rf "%s/cold"; XDG_CACHE_HOME="%s/cold" exec "$@"\n' "$work" "$work" >"$cold"
 chmod +x "$cold"
 
+# medians FILE: the median of each column of FILE's "wall_s cpu_s rss_mb" rows, on one line.
+medians() {
+  local col
+  for col in 1 2 3; do
+    cut -d' ' -f$col "$1" | sort -n | awk '{a[NR]=$1} END{printf "%s ", a[int((NR+1)/2)]}'
+  done
+  echo
+}
+
+# timed OUT TIMES CMD...: one run of CMD with stdout to OUT, its figures appended to TIMES.
+timed() {
+  local out=$1 times=$2
+  shift 2
+  /usr/bin/time -f '%e %U %S %M' -o "$work/t" ${measure_prefix[@]+"${measure_prefix[@]}"} "$@" >"$out" 2>"$work/err" ||
+    return 1
+  awk '{printf "%s %.3f %.1f\n", $1, $2 + $3, $4 / 1024}' "$work/t" >>"$times"
+}
+
 # measure OUT CMD...: runs CMD $runs times with stdout to OUT; prints
 # "wall_s cpu_s rss_mb" (each the median), or "missing" when CMD fails.
 measure() {
@@ -45,14 +63,33 @@ measure() {
   shift
   : >"$work/times"
   for i in $(seq "$runs"); do
-    /usr/bin/time -f '%e %U %S %M' -o "$work/t" ${measure_prefix[@]+"${measure_prefix[@]}"} "$@" >"$out" 2>"$work/err" ||
-      { echo missing; return; }
-    awk '{printf "%s %.3f %.1f\n", $1, $2 + $3, $4 / 1024}' "$work/t" >>"$work/times"
+    timed "$out" "$work/times" "$@" || { echo missing; return; }
   done
-  for col in 1 2 3; do
-    cut -d' ' -f$col "$work/times" | sort -n | awk '{a[NR]=$1} END{printf "%s ", a[int((NR+1)/2)]}'
+  medians "$work/times"
+}
+
+# as_script NAME CMD...: writes a script that runs CMD and prints its path (for measure_pair).
+as_script() {
+  local f=$work/$1.sh
+  shift
+  { echo '#!/bin/sh'; printf 'exec'; printf ' %q' "$@"; echo; } >"$f"
+  chmod +x "$f"
+  echo "$f"
+}
+
+# measure_pair A B: the scripts A and B in turn, A B A B ..., $runs times each, stdout to
+# /dev/null; prints A's figures on one line and B's on the next, as measure does. A wall-time
+# ratio on a VM drifts with the host: taken in turn, both sides see the same drift, where
+# five runs of one side and then five of the other can land in two different minutes.
+measure_pair() {
+  local i
+  : >"$work/times.a"
+  : >"$work/times.b"
+  for i in $(seq "$runs"); do
+    timed /dev/null "$work/times.a" "$1" && timed /dev/null "$work/times.b" "$2" || { printf 'missing\nmissing\n'; return; }
   done
-  echo
+  medians "$work/times.a"
+  medians "$work/times.b"
 }
 
 printf '%-44s %-22s %-30s %-22s %s\n' work btaudit peer ratio goal
@@ -170,9 +207,11 @@ if [ "$n" -gt 0 ] && [ -f "$vmlinux" ]; then
   batch_row() {  # batch_row CORPUS GOAL
     local reports
     reports=$("$btaudit" batch --vmlinux "$vmlinux" -j 1 --progress never -q "$1" 2>/dev/null | wc -l)
-    row "batch --vmlinux -j 2 vs -j 1, ${reports} reports" \
-      "$(measure /dev/null "$btaudit" batch --vmlinux "$vmlinux" -j 2 --progress never -q "$1")" "-j 1" \
-      "$(measure /dev/null "$btaudit" batch --vmlinux "$vmlinux" -j 1 --progress never -q "$1")" "$2" wall
+    local figures
+    figures=$(measure_pair "$(as_script j2 "$btaudit" batch --vmlinux "$vmlinux" -j 2 --progress never -q "$1")" \
+      "$(as_script j1 "$btaudit" batch --vmlinux "$vmlinux" -j 1 --progress never -q "$1")")
+    row "batch --vmlinux -j 2 vs -j 1, ${reports} reports" "$(sed -n 1p <<<"$figures")" "-j 1" \
+      "$(sed -n 2p <<<"$figures")" "$2" wall
   }
   batch_row "$corpus" ">= 1.8x throughput"
   # The same corpus 8 times over: with call-site answers shared across the run a report
@@ -198,9 +237,9 @@ if [ "$n" -gt 0 ] && [ -f "$vmlinux" ]; then
   printf '#!/bin/sh\n"%s" batch --vmlinux "%s" -j 1 --progress never -q "%s" >/dev/null 2>&1 &\n"%s" batch --vmlinux "%s" -j 1 --progress never -q "%s" >/dev/null 2>&1\nwait\n' \
     "$btaudit" "$vmlinux" "$work/half1" "$btaudit" "$vmlinux" "$work/half2" >"$pair"
   chmod +x "$pair"
-  row "two -j 1 processes on halves, side by side" "$(measure /dev/null "$pair")" "-j 1" \
-    "$(measure /dev/null "$btaudit" batch --vmlinux "$vmlinux" -j 1 --progress never -q "$big")" \
-    "(the machine, for the rows above)" wall
+  figures=$(measure_pair "$pair" "$(as_script j1big "$btaudit" batch --vmlinux "$vmlinux" -j 1 --progress never -q "$big")")
+  row "two -j 1 processes on halves, side by side" "$(sed -n 1p <<<"$figures")" "-j 1" \
+    "$(sed -n 2p <<<"$figures")" "(the machine, for the rows above)" wall
 else
   echo "(d) skipped: no lab logs under $lab/logs or $shared/lab/logs, or no $vmlinux"
 fi
@@ -212,8 +251,9 @@ if [ -f "$input" ] && command -v sha256sum >/dev/null; then
   printf '#!/bin/sh\nsha256sum "%s" >/dev/null &\nsha256sum "%s" >/dev/null\nwait\n' "$input" "$input" >"$work/hash2.sh"
   printf '#!/bin/sh\nsha256sum "%s" >/dev/null\nsha256sum "%s" >/dev/null\n' "$input" "$input" >"$work/hash1.sh"
   chmod +x "$work/hash2.sh" "$work/hash1.sh"
-  row "two sha256sum side by side vs in a row" "$(measure /dev/null "$work/hash2.sh")" "in a row" \
-    "$(measure /dev/null "$work/hash1.sh")" "(the machine's two-job ceiling)" wall
+  figures=$(measure_pair "$work/hash2.sh" "$work/hash1.sh")
+  row "two sha256sum side by side vs in a row" "$(sed -n 1p <<<"$figures")" "in a row" \
+    "$(sed -n 2p <<<"$figures")" "(the machine's two-job ceiling)" wall
 fi
 echo "CPU = user + sys of the whole process, RSS = peak; medians of $runs runs on $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "rows (a)-(c) pinned: ${pin[*]:-no}"
