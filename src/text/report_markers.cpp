@@ -5,6 +5,7 @@
 #include <bitset>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -169,6 +170,31 @@ struct IndexedRule {
   std::uint64_t mask = 0;  // the bytes of head that the prefix fills
   const Rule* rule = nullptr;
 };
+// A pair of bytes as an index into a 64K-entry table.
+constexpr std::size_t pair_index(char a, char b) {
+  return static_cast<std::size_t>(static_cast<unsigned char>(a)) << 8 | static_cast<unsigned char>(b);
+}
+
+// The rules' first two bytes, one bit per byte pair: a line whose first two bytes open no
+// rule (a frame's "do_", "__", "kasan_") matches none, which one lookup tells. Made at
+// compile time: it is read for every line, where a function-local static's guard and call
+// cost more than the lookup.
+constexpr std::array<std::uint64_t, 1024> kRulePairs = [] {
+  std::array<std::uint64_t, 1024> bits{};
+  for (const Rule& r : kRules) {
+    const std::size_t i = pair_index(r.prefix[0], r.prefix[1]);  // every prefix has two bytes or more
+    bits[i / 64] |= std::uint64_t{1} << (i % 64);
+  }
+  return bits;
+}();
+
+// False when no rule's prefix starts with s's first two bytes.
+bool opens_rule(std::string_view s) {
+  if (s.size() < 2) return false;
+  const std::size_t i = pair_index(s[0], s[1]);
+  return (kRulePairs[i / 64] >> (i % 64)) & 1;
+}
+
 struct RuleIndex {
   std::array<std::vector<IndexedRule>, 128> by_first{};
   RuleIndex() {
@@ -222,80 +248,126 @@ bool is_consequential_panic(std::string_view header) {
 
 namespace {
 
-bool contains_nocase(std::string_view s, std::string_view lower_needle) {
-  if (lower_needle.size() > s.size()) return false;
-  for (std::size_t i = 0; i + lower_needle.size() <= s.size(); ++i) {
-    std::size_t k = 0;
-    while (k < lower_needle.size() && (s[i + k] | 0x20) == lower_needle[k]) ++k;
-    if (k == lower_needle.size()) return true;
+// Whether s holds " uses " followed by one of `tails`, every letter compared without case
+// (the bytes of s are or-ed with 0x20, as the needles are lower case). The phrases that
+// is_benign_start looks for share that word: the line is walked once, not once per phrase.
+bool contains_uses_nocase(std::string_view s, std::initializer_list<std::string_view> tails) {
+  constexpr std::string_view kHead = " uses ";
+  for (std::size_t i = 0; i + kHead.size() <= s.size(); ++i) {
+    if ((s[i] | 0x20) != ' ') continue;
+    std::size_t k = 1;
+    while (k < kHead.size() && (s[i + k] | 0x20) == kHead[k]) ++k;
+    if (k < kHead.size()) continue;
+    const std::string_view rest = s.substr(i + kHead.size());
+    for (const std::string_view t : tails) {
+      if (t.size() > rest.size()) continue;
+      std::size_t j = 0;
+      while (j < t.size() && (rest[j] | 0x20) == t[j]) ++j;
+      if (j == t.size()) return true;
+    }
   }
   return false;
 }
 
-// Lines that look like report starts but are not failures: informational
-// messages of subsystems and user space that borrow the kernel's words.
-// Only lines that already matched a rule are checked, so the cost is off the hot path.
-bool is_benign_start(std::string_view s) {
-  constexpr std::string_view kBenignPrefixes[] = {
-      "INFO: lockdep is turned off",
-      "INFO: Stall ended before state dump start",
-      "INFO: NMI handler",
-      "INFO: recovery required on readonly filesystem",
-      "INFO: no syscalls can create resource",
-      "INFO: sys_",
-      "BUG: no syscalls can create resource",
-      "WARNING: /etc/ssh/moduli does not exist",
-      "WARNING: workqueue cpumask: online intersect > possible intersect",
-      "WARNING: The mand mount option",
-      "WARNING: the mand mount option",
-      "WARNING: Unsupported flag value",
-      "WARNING: Unprivileged eBPF is enabled",
-      "WARNING: fbcon: Driver '",
-      "WARNING: See https",
-      "WARNING: kernel not compiled with CPU_SRSO",
+// The "INFO:" lines that are no report: s starts with "INFO:".
+bool is_benign_info(std::string_view s) {
+  const std::string_view rest = s.substr(5);
+  constexpr std::string_view kBenign[] = {
+      " lockdep is turned off",
+      " Stall ended before state dump start",
+      " NMI handler",
+      " recovery required on readonly filesystem",
+      " no syscalls can create resource",
+      " sys_",
   };
-  for (auto p : kBenignPrefixes)
-    if (s.starts_with(p)) return true;
-  // "irq N: nobody cared" is a report; other "irq ..." lines are driver chatter.
-  if (s.starts_with("irq ")) {
-    std::string_view t = s.substr(4);
-    while (!t.empty() && t[0] >= '0' && t[0] <= '9') t.remove_prefix(1);
-    return !t.starts_with(": nobody cared");
-  }
-  // The words echoed back inside another message (a mount option) are not a reboot.
-  if (s.starts_with("Booting the kernel"))
-    return scan::contains(s, "Parsing ELF") || scan::contains(s, "Decompressing Linux") ||
-           scan::contains(s, "Unknown parameter '");
-  if (s.starts_with("fatal error: "))
-    return scan::contains(s, "ALSA") || s.starts_with("fatal error: cannot create timer");
+  for (auto p : kBenign)
+    if (scan::starts(rest, p)) return true;
   // Only a bare "INFO:" (the rest of a header lost) is left to the generic rule.
-  if (s.starts_with("INFO:") && !scan::trim(s.substr(5)).empty()) {
-    constexpr std::string_view kInfoReports[] = {"INFO: possible ",
-                                                 "INFO: inconsistent lock state",
-                                                 "INFO: trying to register non-static key",
-                                                 "INFO: suspicious RCU usage",
-                                                 "INFO: SOFTIRQ-safe",
-                                                 "INFO: task ",
-                                                 "INFO: rcu",
-                                                 "INFO: Freed in ",
-                                                 "INFO: Allocated in ",
-                                                 "INFO: Slab 0x",
-                                                 "INFO: Object 0x"};
+  if (!scan::trim(rest).empty()) {
+    constexpr std::string_view kInfoReports[] = {" possible ",
+                                                 " inconsistent lock state",
+                                                 " trying to register non-static key",
+                                                 " suspicious RCU usage",
+                                                 " SOFTIRQ-safe",
+                                                 " task ",
+                                                 " rcu",
+                                                 " Freed in ",
+                                                 " Allocated in ",
+                                                 " Slab 0x",
+                                                 " Object 0x"};
     bool known = false;
-    for (auto k : kInfoReports) known = known || s.starts_with(k);
+    for (auto k : kInfoReports) known = known || rest.starts_with(k);
     if (!known) return true;
   }
-  // An oops line always counts its oopses ("Oops: 0000 [#1] SMP"); drivers print
-  // "Oops: efitime: can't read time!" and the like as plain messages.
-  if (s.starts_with("Oops: ") && !scan::contains(s, "[#")) return true;
   // "INFO: NMI handler (perf_event_nmi_handler) took too long to run: 1.2 msecs"
-  if (s.starts_with("INFO: ") && scan::contains(s, " took too long")) return true;
-  // "WARNING: foo uses wireless extensions which will stop working ..." (some consoles upper-case it all)
-  if (s.starts_with("WARNING: ") &&
-      (contains_nocase(s, " uses wireless extensions") || contains_nocase(s, " uses deprecated v2 capabilities")))
-    return true;
-  return false;
+  return scan::starts(rest, " ") && scan::contains(rest, " took too long");
 }
+
+// The "WARNING: " lines that are no report: s starts with "WARNING: ".
+bool is_benign_warning(std::string_view s) {
+  const std::string_view rest = s.substr(9);
+  constexpr std::string_view kBenign[] = {
+      "/etc/ssh/moduli does not exist",
+      "workqueue cpumask: online intersect > possible intersect",
+      "The mand mount option",
+      "the mand mount option",
+      "Unsupported flag value",
+      "Unprivileged eBPF is enabled",
+      "fbcon: Driver '",
+      "See https",
+      "kernel not compiled with CPU_SRSO",
+  };
+  for (auto p : kBenign)
+    if (scan::starts(rest, p)) return true;
+  // "WARNING: foo uses wireless extensions which will stop working ..." (some consoles upper-case it all)
+  return contains_uses_nocase(s, {"wireless extensions", "deprecated v2 capabilities"});
+}
+
+}  // namespace
+
+namespace markers_detail {
+
+// Lines that look like report starts but are not failures: informational
+// messages of subsystems and user space that borrow the kernel's words.
+// Only lines that already matched a rule are checked. Every check starts with a
+// prefix of the line: its first byte picks the few that can hold.
+bool is_benign_start(std::string_view s) {
+  if (s.empty()) return false;
+  switch (s[0]) {
+    case 'I': return s.starts_with("INFO:") && is_benign_info(s);
+    case 'W': return s.starts_with("WARNING: ") && is_benign_warning(s);
+    case 'B':
+      if (s.starts_with("BUG: no syscalls can create resource")) return true;
+      // The words echoed back inside another message (a mount option) are not a reboot.
+      if (s.starts_with("Booting the kernel"))
+        return scan::contains(s, "Parsing ELF") || scan::contains(s, "Decompressing Linux") ||
+               scan::contains(s, "Unknown parameter '");
+      return false;
+    case 'i':
+      // "irq N: nobody cared" is a report; other "irq ..." lines are driver chatter.
+      if (s.starts_with("irq ")) {
+        std::string_view t = s.substr(4);
+        while (!t.empty() && t[0] >= '0' && t[0] <= '9') t.remove_prefix(1);
+        return !t.starts_with(": nobody cared");
+      }
+      return false;
+    case 'f':
+      if (s.starts_with("fatal error: "))
+        return scan::contains(s, "ALSA") || s.starts_with("fatal error: cannot create timer");
+      return false;
+    case 'O':
+      // An oops line always counts its oopses ("Oops: 0000 [#1] SMP"); drivers print
+      // "Oops: efitime: can't read time!" and the like as plain messages.
+      return s.starts_with("Oops: ") && !scan::contains(s, "[#");
+    default: return false;
+  }
+}
+
+}  // namespace markers_detail
+
+namespace {
+
+using markers_detail::is_benign_start;
 
 std::optional<StartMarker> match_rules(std::string_view s) {
   const unsigned char c = static_cast<unsigned char>(s[0]);
@@ -336,11 +408,6 @@ constexpr std::string_view kEmbeddable[] = {
     "SYZFAIL:",
     "SYZFATAL:",
 };
-
-// A pair of bytes as an index into a 64K-entry table.
-std::size_t pair_index(char a, char b) {
-  return static_cast<std::size_t>(static_cast<unsigned char>(a)) << 8 | static_cast<unsigned char>(b);
-}
 
 // The embeddable word at position i of s, if one starts there: sets `found` to what match_rules
 // makes of the line from there (nothing for a benign line) and returns true, which ends the
@@ -421,6 +488,8 @@ std::optional<StartMarker> match_embedded(std::string_view s, std::string_view t
 // The line without its indentation and subsystem prefixes ("watchdog: "), where start words stand.
 std::string_view start_words(std::string_view text) {
   std::string_view s = scan::trim_left(text);
+  // Every prefix starts with one of these bytes; most lines start with another.
+  if (s.empty() || (s[0] != 'w' && s[0] != 'N' && s[0] != 'r' && s[0] != 'k')) return s;
   for (int i = 0; i < 2 && !s.empty(); ++i) {
     bool stripped = false;
     for (auto p : kPrefixes) {
@@ -436,19 +505,33 @@ std::string_view start_words(std::string_view text) {
 
 }  // namespace
 
+namespace markers_detail {
+
+std::string_view start_words(std::string_view text) { return btaudit::start_words(text); }
+
+bool may_open_rule(std::string_view s) { return opens_rule(s); }
+
+std::optional<StartMarker> match_rules(std::string_view s) { return btaudit::match_rules(s); }
+
+}  // namespace markers_detail
+
 std::span<const std::string_view> embeddable_words() { return kEmbeddable; }
 
+// match_rules is called only when the line's first two bytes open a rule (opens_rule):
+// no rule can match another line, and the call costs more than the lookup.
 std::optional<StartMarker> match_start(std::string_view text) {
   const std::string_view s = start_words(text);
   if (s.empty()) return std::nullopt;
-  if (auto m = match_rules(s)) return m;
+  if (opens_rule(s))
+    if (auto m = match_rules(s)) return m;
   return match_embedded(s);
 }
 
 std::optional<StartMarker> match_start(std::string_view text, const LineScan& found_words) {
   const std::string_view s = start_words(text);
   if (s.empty()) return std::nullopt;
-  if (auto m = match_rules(s)) return m;
+  if (opens_rule(s))
+    if (auto m = match_rules(s)) return m;
   return match_embedded(s, text, found_words);
 }
 

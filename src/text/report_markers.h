@@ -40,6 +40,18 @@ std::optional<StartMarker> match_start(std::string_view text, const LineScan& fo
 // (another CPU's text may stand before them): a LineScanner's words.
 std::span<const std::string_view> embeddable_words();
 
+// The pieces of match_start, for the tests that check its shortcuts against the general path.
+namespace markers_detail {
+// The line without indentation and subsystem prefixes ("watchdog: "), where start words stand.
+std::string_view start_words(std::string_view text);
+// False when no rule's prefix starts with s's first two bytes (then match_rules(s) is empty).
+bool may_open_rule(std::string_view s);
+// The first rule whose prefix starts s, unless the line is benign. s is not empty.
+std::optional<StartMarker> match_rules(std::string_view s);
+// Whether a line that matched a rule is an informational message borrowing report words.
+bool is_benign_start(std::string_view s);
+}  // namespace markers_detail
+
 enum class EndMarker { None, EndTrace, KernelOffset, EndKernelPanic };
 EndMarker match_end(std::string_view text);
 

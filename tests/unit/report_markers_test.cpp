@@ -1,8 +1,12 @@
 #include "text/report_markers.h"
 
 #include <boost/test/unit_test.hpp>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "model_printers.h"
+#include "text/scan.h"
 
 using namespace btaudit;
 
@@ -98,6 +102,254 @@ BOOST_AUTO_TEST_CASE(assertions_without_warn_banner) {
 BOOST_AUTO_TEST_CASE(consequential_panics) {
   BOOST_TEST(is_consequential_panic("Kernel panic - not syncing: Fatal exception"));
   BOOST_TEST(!is_consequential_panic("Kernel panic - not syncing: VFS: Unable to mount root fs on unknown-block(0,0)"));
+}
+
+// The shortcuts of match_start against the code they replaced, on generated lines: report
+// words, the benign messages, their pieces cut short, case changed, and random bytes.
+namespace {
+
+// is_benign_start as it was before it dispatched by first byte (the reference).
+bool reference_contains_nocase(std::string_view s, std::string_view lower_needle) {
+  if (lower_needle.size() > s.size()) return false;
+  for (std::size_t i = 0; i + lower_needle.size() <= s.size(); ++i) {
+    std::size_t k = 0;
+    while (k < lower_needle.size() && (s[i + k] | 0x20) == lower_needle[k]) ++k;
+    if (k == lower_needle.size()) return true;
+  }
+  return false;
+}
+
+bool reference_is_benign_start(std::string_view s) {
+  constexpr std::string_view kBenignPrefixes[] = {
+      "INFO: lockdep is turned off",
+      "INFO: Stall ended before state dump start",
+      "INFO: NMI handler",
+      "INFO: recovery required on readonly filesystem",
+      "INFO: no syscalls can create resource",
+      "INFO: sys_",
+      "BUG: no syscalls can create resource",
+      "WARNING: /etc/ssh/moduli does not exist",
+      "WARNING: workqueue cpumask: online intersect > possible intersect",
+      "WARNING: The mand mount option",
+      "WARNING: the mand mount option",
+      "WARNING: Unsupported flag value",
+      "WARNING: Unprivileged eBPF is enabled",
+      "WARNING: fbcon: Driver '",
+      "WARNING: See https",
+      "WARNING: kernel not compiled with CPU_SRSO",
+  };
+  for (auto p : kBenignPrefixes)
+    if (s.starts_with(p)) return true;
+  if (s.starts_with("irq ")) {
+    std::string_view t = s.substr(4);
+    while (!t.empty() && t[0] >= '0' && t[0] <= '9') t.remove_prefix(1);
+    return !t.starts_with(": nobody cared");
+  }
+  if (s.starts_with("Booting the kernel"))
+    return scan::contains(s, "Parsing ELF") || scan::contains(s, "Decompressing Linux") ||
+           scan::contains(s, "Unknown parameter '");
+  if (s.starts_with("fatal error: "))
+    return scan::contains(s, "ALSA") || s.starts_with("fatal error: cannot create timer");
+  if (s.starts_with("INFO:") && !scan::trim(s.substr(5)).empty()) {
+    constexpr std::string_view kInfoReports[] = {"INFO: possible ",
+                                                 "INFO: inconsistent lock state",
+                                                 "INFO: trying to register non-static key",
+                                                 "INFO: suspicious RCU usage",
+                                                 "INFO: SOFTIRQ-safe",
+                                                 "INFO: task ",
+                                                 "INFO: rcu",
+                                                 "INFO: Freed in ",
+                                                 "INFO: Allocated in ",
+                                                 "INFO: Slab 0x",
+                                                 "INFO: Object 0x"};
+    bool known = false;
+    for (auto k : kInfoReports) known = known || s.starts_with(k);
+    if (!known) return true;
+  }
+  if (s.starts_with("Oops: ") && !scan::contains(s, "[#")) return true;
+  if (s.starts_with("INFO: ") && scan::contains(s, " took too long")) return true;
+  if (s.starts_with("WARNING: ") && (reference_contains_nocase(s, " uses wireless extensions") ||
+                                     reference_contains_nocase(s, " uses deprecated v2 capabilities")))
+    return true;
+  return false;
+}
+
+// start_words as it was before its first-byte test.
+std::string_view reference_start_words(std::string_view text) {
+  constexpr std::string_view kPrefixes[] = {"watchdog: ", "NMI watchdog: ", "rcu: ", "kernel: "};
+  std::string_view s = scan::trim_left(text);
+  for (int i = 0; i < 2 && !s.empty(); ++i) {
+    bool stripped = false;
+    for (auto p : kPrefixes) {
+      if (s.size() > p.size() && s[0] == p[0] && scan::consume(s, p)) {
+        stripped = true;
+        break;
+      }
+    }
+    if (!stripped) break;
+  }
+  return s;
+}
+
+// Lines made of pieces that the rules, the benign checks and the prefixes look for.
+class LineMaker {
+ public:
+  explicit LineMaker(unsigned seed) : rng_(seed) {}
+  std::string next() {
+    static const std::vector<std::string> kPieces = {
+        "INFO:",
+        "INFO: ",
+        "INFO: lockdep is turned off",
+        "INFO: Stall ended before state dump start",
+        "INFO: NMI handler",
+        "INFO: recovery required on readonly filesystem",
+        "INFO: sys_",
+        "INFO: task ",
+        "INFO: rcu",
+        "INFO: possible ",
+        "INFO: Slab 0x",
+        "INFO: Object 0x",
+        "INFO: Freed in ",
+        "INFO: SOFTIRQ-safe",
+        "INFO: no syscalls can create resource",
+        "BUG: no syscalls can create resource",
+        "BUG: ",
+        "BUG:",
+        "BUG: KASAN: ",
+        "Booting the kernel",
+        "Parsing ELF",
+        "Decompressing Linux",
+        "Unknown parameter '",
+        "WARNING: ",
+        "WARNING:",
+        "WARNING: /etc/ssh/moduli does not exist",
+        "WARNING: The mand mount option",
+        "WARNING: the mand mount option",
+        "WARNING: Unsupported flag value",
+        "WARNING: Unprivileged eBPF is enabled",
+        "WARNING: fbcon: Driver '",
+        "WARNING: See https",
+        "WARNING: kernel not compiled with CPU_SRSO",
+        "WARNING: workqueue cpumask: online intersect > possible intersect",
+        " uses wireless extensions",
+        " USES WIRELESS EXTENSIONS",
+        " uses deprecated v2 capabilities",
+        " uses ",
+        " USES ",
+        " took too long",
+        "irq ",
+        "16",
+        ": nobody cared",
+        "fatal error: ",
+        "fatal error: cannot create timer",
+        "ALSA",
+        "Oops: ",
+        "Oops[#",
+        "[#1]",
+        "[#",
+        "watchdog: ",
+        "NMI watchdog: ",
+        "rcu: ",
+        "kernel: ",
+        "kernel BUG at ",
+        "Kernel panic - not syncing: ",
+        "general protection fault",
+        "do_syscall_64+0x3b/0x90",
+        "__x64_sys_ioctl",
+        "RIP: 0010:foo+0x1/0x2",
+        "RTNL: assertion failed",
+        "list_del corruption",
+        "unreferenced object 0x",
+        "====================",
+        "------------[ cut here ]------------",
+        "panic: ",
+        "SYZFAIL:",
+        " ",
+        "  ",
+        "\t",
+        "x",
+        "w",
+        "N",
+        "r",
+        "k",
+        "I",
+        "W",
+        "B",
+        "i",
+        "f",
+        "O",
+        "v2",
+        std::string(1, '\0'),
+        std::string(1, '\x12'),
+        "\xff",
+        "rust_kernel: panicked",
+        "int3: ",
+        "stack segment: ",
+        "trusty: panic"};
+    std::string line;
+    const int pieces = 1 + static_cast<int>(rng_() % 4);
+    for (int i = 0; i < pieces; ++i) {
+      std::string piece = kPieces[rng_() % kPieces.size()];
+      if (rng_() % 4 == 0) piece.resize(rng_() % (piece.size() + 1));  // cut short
+      line += piece;
+    }
+    if (rng_() % 8 == 0) {  // flip the case of one byte, or put a random one in
+      const std::size_t at = line.empty() ? 0 : rng_() % line.size();
+      if (!line.empty()) line[at] = rng_() % 2 ? static_cast<char>(line[at] ^ 0x20) : static_cast<char>(rng_());
+    }
+    return line;
+  }
+
+ private:
+  std::mt19937 rng_;
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(benign_start_by_first_byte_decides_as_every_check_in_turn) {
+  LineMaker make(14);
+  int benign = 0;
+  for (int i = 0; i < 300000; ++i) {
+    const std::string line = make.next();
+    const bool want = reference_is_benign_start(line);
+    benign += want ? 1 : 0;
+    BOOST_TEST_REQUIRE(markers_detail::is_benign_start(line) == want, line);
+  }
+  BOOST_TEST(benign > 1000);  // both answers are made often
+  BOOST_TEST(benign < 299000);
+}
+
+BOOST_AUTO_TEST_CASE(start_words_first_byte_test_strips_as_before) {
+  LineMaker make(15);
+  for (int i = 0; i < 300000; ++i) {
+    const std::string line = make.next();
+    const std::string_view got = markers_detail::start_words(line);
+    const std::string_view want = reference_start_words(line);
+    BOOST_TEST_REQUIRE((got.data() == want.data() && got.size() == want.size()), line);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(lines_that_open_no_rule_by_their_first_two_bytes_match_none) {
+  LineMaker make(16);
+  int skipped = 0;
+  for (int i = 0; i < 300000; ++i) {
+    const std::string line = make.next();
+    if (line.empty() || markers_detail::may_open_rule(line)) continue;
+    ++skipped;
+    BOOST_TEST_REQUIRE(!markers_detail::match_rules(line).has_value(), line);
+  }
+  // Every two bytes, after a byte that opens a rule and after one that opens none.
+  for (int a = 0; a < 256; ++a) {
+    for (int b = 0; b < 256; ++b) {
+      for (const std::string_view tail : {"", "UG: KASAN: x", "NFO: task x", "ARNING: x", "rq 1: nobody cared"}) {
+        std::string line{static_cast<char>(a), static_cast<char>(b)};
+        line += tail;
+        if (markers_detail::may_open_rule(line)) continue;
+        BOOST_TEST_REQUIRE(!markers_detail::match_rules(line).has_value(), line);
+      }
+    }
+  }
+  BOOST_TEST(skipped > 1000);  // the generator makes lines the shortcut is for
 }
 
 BOOST_AUTO_TEST_SUITE_END()
