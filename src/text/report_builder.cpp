@@ -721,7 +721,7 @@ bool ReportBuilder::parse_register_row(std::string_view s, std::uint32_t line) {
     t.remove_prefix(colon + 2);
     t = trim_left(t);
     if (t.size() > 5 && t[4] == ':') t.remove_prefix(5);  // "RSP: 0018:ffff..."
-    auto v = hex(t);
+    auto v = hex_wide(t);
     if (!v) break;
     ++registers_seen_;
     if (registers_kept_ < limits_.max_registers) add_register(name, *v, line);

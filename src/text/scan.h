@@ -2,10 +2,15 @@
 // No allocation, no locale, no regex: these sit on the per-line hot path.
 #pragma once
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace btaudit::scan {
 
@@ -82,6 +87,43 @@ constexpr std::optional<std::uint64_t> hex(std::string_view& s) {
   if (i == 0) return std::nullopt;
   s.remove_prefix(i);
   return v;
+}
+
+// hex() for values that are usually sixteen digits wide (register values, addresses): where
+// SSE2 is (every x86-64) and sixteen bytes can be read, the digits are classified and
+// combined as one block, not looked up and shifted in one by one. Same result as hex().
+inline std::optional<std::uint64_t> hex_wide(std::string_view& s) {
+#if defined(__SSE2__)
+  if (s.size() >= 16) {
+    // A signed compare tests a range [lo, hi] once the bytes are shifted so that lo is -128.
+    const auto in_range = [](__m128i v, int lo, int hi) {
+      const __m128i shifted = _mm_add_epi8(v, _mm_set1_epi8(static_cast<char>(0x80 - lo)));
+      return _mm_cmplt_epi8(shifted, _mm_set1_epi8(static_cast<char>(-128 + (hi - lo) + 1)));
+    };
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data()));
+    const __m128i digit = in_range(v, '0', '9');
+    // Or-ing 0x20 maps 'A'-'F' onto 'a'-'f' and no other byte there.
+    const __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
+    const __m128i letter = in_range(folded, 'a', 'f');
+    const auto valid = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(digit, letter)));
+    const auto n = static_cast<std::size_t>(std::countr_zero(~valid | 0x10000U));  // leading digits
+    if (n == 0) return std::nullopt;
+    if (n == 16 && s.size() > 16 && detail::kHexValue[static_cast<unsigned char>(s[16])] != detail::kNotHex)
+      return std::nullopt;  // more than sixteen digits
+    // Each byte's value (0 for a byte that is no digit, so that no pair below exceeds a byte).
+    const __m128i nibble = _mm_or_si128(_mm_and_si128(digit, _mm_sub_epi8(v, _mm_set1_epi8('0'))),
+                                        _mm_and_si128(letter, _mm_sub_epi8(folded, _mm_set1_epi8('a' - 10))));
+    // Byte pairs (first digit high) into bytes, then the bytes in reading order into a word.
+    const __m128i pairs =
+        _mm_or_si128(_mm_slli_epi16(_mm_and_si128(nibble, _mm_set1_epi16(0x00ff)), 4), _mm_srli_epi16(nibble, 8));
+    const auto packed = static_cast<std::uint64_t>(_mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs)));
+    std::uint64_t value = __builtin_bswap64(packed);
+    value >>= 4 * (16 - n);
+    s.remove_prefix(n);
+    return value;
+  }
+#endif
+  return hex(s);
 }
 
 // Parses "0x<hex>".

@@ -6,12 +6,14 @@
 #include <boost/test/unit_test.hpp>
 #include <cstdint>
 #include <cstdio>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "model_printers.h"
 #include "text/line_cleaner.h"
 #include "text/report_markers.h"
+#include "text/scan.h"
 
 using btaudit::Arch;
 using btaudit::Report;
@@ -399,3 +401,40 @@ BOOST_AUTO_TEST_CASE(registers_and_body_kept_in_order_across_reservation) {
     }
   }
 }
+
+BOOST_AUTO_TEST_SUITE(report_builder)
+
+// Register values are read sixteen digits at a time (scan::hex_wide): the same value, the same
+// rest of the line and the same refusals as scan::hex, on generated digit runs of every length
+// (past sixteen too), both cases, every kind of byte after them, and lines shorter than a block.
+BOOST_AUTO_TEST_CASE(register_values_read_by_block_as_digit_by_digit) {
+  std::mt19937 rng(1414);
+  const std::string digits = "0123456789abcdefABCDEF";
+  const std::string stops[] = {"",    " ", ":", "g", "G", "x",     std::string(1, '\0'),     "\xff", "/",
+                               ">]",  "@", "`", "[", "{", "/0x2b", " RBX: ffff8801ac392080", "\x80", "\x90",
+                               "\xc6"};
+  int wide = 0;
+  for (int i = 0; i < 400000; ++i) {
+    std::string line;
+    if (rng() % 8 == 0) {
+      line.resize(rng() % 24);
+      for (char& c : line) c = static_cast<char>(rng());
+    } else {
+      const std::size_t n = rng() % 21;
+      for (std::size_t k = 0; k < n; ++k) line.push_back(digits[rng() % digits.size()]);
+      line += stops[rng() % std::size(stops)];
+      if (rng() % 2 == 0) line += std::string(rng() % 20, static_cast<char>('0' + rng() % 10));
+    }
+    std::string_view a = line;
+    std::string_view b = line;
+    const auto want = btaudit::scan::hex(a);
+    const auto got = btaudit::scan::hex_wide(b);
+    wide += line.size() >= 16 ? 1 : 0;
+    BOOST_TEST_REQUIRE(got.has_value() == want.has_value(), line);
+    if (want) BOOST_TEST_REQUIRE(*got == *want, line);
+    BOOST_TEST_REQUIRE((a.data() == b.data() && a.size() == b.size()), line);
+  }
+  BOOST_TEST(wide > 100000);  // the block path is taken often
+}
+
+BOOST_AUTO_TEST_SUITE_END()
