@@ -489,7 +489,12 @@ std::optional<StartMarker> match_embedded(std::string_view s, std::string_view t
 std::string_view start_words(std::string_view text) {
   std::string_view s = scan::trim_left(text);
   // Every prefix starts with one of these bytes; most lines start with another.
-  if (s.empty() || (s[0] != 'w' && s[0] != 'N' && s[0] != 'r' && s[0] != 'k')) return s;
+  // ('N', 'k', 'r' and 'w' are bits of one word: one test, not four.)
+  constexpr std::uint64_t kFirstBytes = std::uint64_t{1} << ('N' - 0x40) | std::uint64_t{1} << ('k' - 0x40) |
+                                        std::uint64_t{1} << ('r' - 0x40) | std::uint64_t{1} << ('w' - 0x40);
+  if (s.empty()) return s;
+  const unsigned first = static_cast<unsigned char>(s[0]) - 0x40U;  // wraps above 63 for bytes below '@'
+  if (first > 63 || ((kFirstBytes >> first) & 1) == 0) return s;
   for (int i = 0; i < 2 && !s.empty(); ++i) {
     bool stripped = false;
     for (auto p : kPrefixes) {
@@ -532,6 +537,8 @@ std::optional<StartMarker> match_start(std::string_view text, const LineScan& fo
   if (s.empty()) return std::nullopt;
   if (opens_rule(s))
     if (auto m = match_rules(s)) return m;
+  // No word start in the line (most lines): match_embedded would find nothing to try.
+  if (found_words.word_count == 0 && !found_words.more_words) return std::nullopt;
   return match_embedded(s, text, found_words);
 }
 

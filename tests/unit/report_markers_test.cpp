@@ -352,4 +352,28 @@ BOOST_AUTO_TEST_CASE(lines_that_open_no_rule_by_their_first_two_bytes_match_none
   BOOST_TEST(skipped > 1000);  // the generator makes lines the shortcut is for
 }
 
+// match_start with a LineScanner's word starts returns early for a line with none (most lines);
+// it must say what the search of the whole line (the overload without a scan) says.
+BOOST_AUTO_TEST_CASE(scanned_lines_without_word_starts_match_as_searched_ones) {
+  const LineScanner scanner(embeddable_words(), {});
+  LineMaker make(17);
+  int without_words = 0;
+  for (int i = 0; i < 300000; ++i) {
+    std::string line = make.next();
+    if (i % 2 == 0) line = " do_syscall_64+0x3b/0x90 " + line;  // word starts after the line's first bytes
+    const LineScan scan = scanner.scan(line);
+    without_words += scan.word_count == 0 && !scan.more_words ? 1 : 0;
+    const auto got = match_start(line, scan);
+    const auto want = match_start(line);
+    BOOST_TEST_REQUIRE(got.has_value() == want.has_value(), line);
+    if (want) {
+      BOOST_TEST_REQUIRE((got->kind == want->kind && got->join == want->join), line);
+      BOOST_TEST_REQUIRE((got->header.data() == want->header.data() && got->header.size() == want->header.size()),
+                         line);
+    }
+  }
+  BOOST_TEST(without_words > 10000);
+  BOOST_TEST(without_words < 290000);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
