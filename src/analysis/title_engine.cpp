@@ -1,5 +1,6 @@
 #include "analysis/title_engine.h"
 
+#include <bitset>
 #include <forward_list>
 #include <span>
 #include <string_view>
@@ -616,6 +617,29 @@ bool suppressed(const Family& fam, std::string_view line) {
 
 }  // namespace
 
+namespace title_engine_detail {
+
+bool may_hold_header(std::string_view line) {
+  // The first two bytes of every family's header, one bit per byte pair; all pairs when a
+  // header is shorter than two bytes (it would be in every line). Immutable after construction.
+  static const std::bitset<65536> pairs = [] {
+    std::bitset<65536> set;
+    for (const Family& f : families()) {
+      if (f.header.size() < 2) return std::bitset<65536>().set();
+      set.set(static_cast<std::size_t>(static_cast<unsigned char>(f.header[0])) << 8 |
+              static_cast<unsigned char>(f.header[1]));
+    }
+    return set;
+  }();
+  for (std::size_t i = 0; i + 1 < line.size(); ++i)
+    if (pairs[static_cast<std::size_t>(static_cast<unsigned char>(line[i])) << 8 |
+              static_cast<unsigned char>(line[i + 1])])
+      return true;
+  return false;
+}
+
+}  // namespace title_engine_detail
+
 std::optional<RuleTitle> title_from_rules(std::string_view text) {
   if (text.empty()) return std::nullopt;
   Lines lines;
@@ -637,6 +661,9 @@ std::optional<RuleTitle> title_from_rules(const Lines& lines) {
   const Family* fam = nullptr;
   std::size_t start = 0;
   for (; start < lines.size() && !fam; ++start) {
+    // A line where no header's first two bytes stand together (a "cut here" banner, the lines
+    // before the header) holds no header: one pass over it, not a search per family.
+    if (!title_engine_detail::may_hold_header(lines[start])) continue;
     for (const Family& f : fams) {
       if (contains(lines[start], f.header) && !suppressed(f, lines[start])) {
         fam = &f;

@@ -20,4 +20,11 @@ std::optional<RuleTitle> title_from_rules(const std::vector<std::string_view>& l
 // The same, the lines joined by '\n'.
 std::optional<RuleTitle> title_from_rules(std::string_view text);
 
+// For the tests of title_from_rules' shortcuts.
+namespace title_engine_detail {
+// False when no family's header (title_rules.h) can be in `line`: no two adjacent bytes of it
+// are a header's first two.
+bool may_hold_header(std::string_view line);
+}  // namespace title_engine_detail
+
 }  // namespace btaudit

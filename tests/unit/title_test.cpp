@@ -1,4 +1,5 @@
 #include <boost/test/unit_test.hpp>
+#include <random>
 #include <string>
 
 #include "analysis/analyze_report.h"
@@ -6,6 +7,7 @@
 #include "analysis/line_pattern.h"
 #include "analysis/title_engine.h"
 #include "analysis/title_normalize.h"
+#include "analysis/title_rules.h"
 #include "text/log_parser.h"
 
 using namespace btaudit;
@@ -220,6 +222,31 @@ BOOST_AUTO_TEST_CASE(a_header_no_format_words_is_the_title_unless_a_later_line_i
       }
     }
   }
+}
+
+// title_from_rules passes over a line in which no family header's first two bytes stand
+// together: such a line must hold no header. Generated: the headers whole, cut short, with a
+// byte changed, behind and before other text, and random bytes.
+BOOST_AUTO_TEST_CASE(lines_without_a_header_pair_hold_no_header) {
+  const auto& fams = title_rules::families();
+  std::vector<std::string> pieces = {"------------[ cut here ]------------", " ", "x", "CPU: 0 PID: 1", ":", "\xff"};
+  for (const auto& f : fams) pieces.emplace_back(f.header);
+  std::mt19937 rng(1415);
+  int skipped = 0;
+  for (int i = 0; i < 200000; ++i) {
+    std::string line;
+    for (int k = 1 + static_cast<int>(rng() % 3); k > 0; --k) {
+      std::string piece = pieces[rng() % pieces.size()];
+      if (rng() % 3 == 0) piece = piece.substr(rng() % (piece.size() + 1));  // its tail
+      if (rng() % 3 == 0) piece.resize(rng() % (piece.size() + 1));          // cut short
+      if (!piece.empty() && rng() % 4 == 0) piece[rng() % piece.size()] = static_cast<char>(rng());
+      line += piece;
+    }
+    if (title_engine_detail::may_hold_header(line)) continue;
+    ++skipped;
+    for (const auto& f : fams) BOOST_TEST_REQUIRE(line.find(f.header) == std::string::npos, line << " / " << f.header);
+  }
+  BOOST_TEST(skipped > 10000);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
