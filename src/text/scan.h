@@ -46,15 +46,19 @@ inline constexpr std::array<bool, 256> kIdent = [] {
 constexpr bool is_hex(char c) { return detail::kHexValue[static_cast<unsigned char>(c)] != detail::kNotHex; }
 constexpr bool is_ident(char c) { return detail::kIdent[static_cast<unsigned char>(c)]; }
 
+// remove_prefix/remove_suffix, not substr: substr checks its position and may throw, a check
+// (on every trim of every line) that the loops already make needless.
 constexpr std::string_view trim_left(std::string_view s) {
   std::size_t i = 0;
   while (i < s.size() && is_space(s[i])) ++i;
-  return s.substr(i);
+  s.remove_prefix(i);
+  return s;
 }
 constexpr std::string_view trim_right(std::string_view s) {
   std::size_t n = s.size();
   while (n > 0 && is_space(s[n - 1])) --n;
-  return s.substr(0, n);
+  s.remove_suffix(s.size() - n);
+  return s;
 }
 constexpr std::string_view trim(std::string_view s) { return trim_right(trim_left(s)); }
 

@@ -437,4 +437,36 @@ BOOST_AUTO_TEST_CASE(register_values_read_by_block_as_digit_by_digit) {
   BOOST_TEST(wide > 100000);  // the block path is taken often
 }
 
+// scan's trims, which every line passes through, against the substr forms they replaced: every
+// string of up to six bytes drawn from the spaces, the other control bytes near them and letters.
+BOOST_AUTO_TEST_CASE(trims_cut_what_substr_cut) {
+  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; };
+  const std::string alphabet{' ', '\t', '\r', '\f', '\v', '\n', 'a', '\0'};
+  std::string line;
+  for (std::size_t len = 0; len <= 6; ++len) {
+    std::size_t count = 1;
+    for (std::size_t k = 0; k < len; ++k) count *= alphabet.size();
+    for (std::size_t code = 0; code < count; ++code) {
+      line.clear();
+      for (std::size_t k = 0, c = code; k < len; ++k, c /= alphabet.size())
+        line.push_back(alphabet[c % alphabet.size()]);
+      const std::string_view v = line;
+      std::size_t i = 0;
+      while (i < v.size() && space(v[i])) ++i;
+      std::size_t n = v.size();
+      while (n > 0 && space(v[n - 1])) --n;
+      const std::string_view left = v.substr(i);
+      const std::string_view right = v.substr(0, n);
+      const auto same = [](std::string_view a, std::string_view b) {
+        return a.data() == b.data() && a.size() == b.size();
+      };
+      BOOST_TEST_REQUIRE(same(btaudit::scan::trim_left(v), left));
+      BOOST_TEST_REQUIRE(same(btaudit::scan::trim_right(v), right));
+      std::size_t m = left.size();
+      while (m > 0 && space(left[m - 1])) --m;
+      BOOST_TEST_REQUIRE(same(btaudit::scan::trim(v), left.substr(0, m)));
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
