@@ -307,8 +307,6 @@ BOOST_AUTO_TEST_CASE(header_fields_are_read_behind_their_first_byte_only) {
   }
 }
 
-BOOST_AUTO_TEST_SUITE_END()
-
 // The frames vector is reserved ahead and grown in steps (add_frame): every frame of a trace is
 // kept, in order, with its line, across each step and at any --max-frames, and the frames past
 // the limit are counted. Generated: frame counts around every growth boundary, over several
@@ -401,8 +399,6 @@ BOOST_AUTO_TEST_CASE(registers_and_body_kept_in_order_across_reservation) {
     }
   }
 }
-
-BOOST_AUTO_TEST_SUITE(report_builder)
 
 // Register values are read sixteen digits at a time (scan::hex_wide): the same value, the same
 // rest of the line and the same refusals as scan::hex, on generated digit runs of every length
