@@ -121,7 +121,7 @@ bool collects_backtraces(ReportKind k) {
 }  // namespace
 
 LogParser::LogParser(std::string path, Sink sink, ParserLimits limits)
-    : path_(std::move(path)), sink_(std::move(sink)), limits_(limits) {}
+    : scanner_(&line_scanner()), path_(std::move(path)), sink_(std::move(sink)), limits_(limits) {}
 
 void LogParser::keep_text(const ReportBuilder& b, ReportText& text, const CleanLine& line, const LineScan& seen) const {
   if (text.stopped || line.foreign || text.lines.size() >= limits_.max_text_lines) return;
@@ -286,7 +286,7 @@ void LogParser::feed(std::string_view raw) {
   if (!line.foreign && !line.text.empty() && (line.text[0] == 'L' || line.text[0] == 'K')) learn_boot_line(line.text);
   marker_.reset();
   // A foreign line is neither searched for start words nor kept as text: it needs no scan.
-  const LineScan seen = line.foreign ? LineScan{} : line_scanner().scan(line.text);
+  const LineScan seen = line.foreign ? LineScan{} : scanner_->scan(line.text);
   if (!parallel_.empty() && route_parallel(line, seen)) return;
   const bool had_trailing = trailing_.has_value();
   route(line, seen);

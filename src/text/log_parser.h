@@ -71,6 +71,7 @@ class LogParser {
   void keep_text(const ReportBuilder& b, ReportText& text, const CleanLine& line, const LineScan& seen) const;
   void pin_storage(ReportText& text) const;
 
+  const LineScanner* scanner_;  // line_scanner() (log_parser.cpp), looked up once rather than per line
   std::string path_;
   Sink sink_;
   ParserLimits limits_;
