@@ -263,6 +263,18 @@ bool clean_printk_line(std::string_view s, bool separator_free, CleanLine& out) 
   return true;
 }
 
+// A line with no prefix at all, the other common shape ("PCI: ...", a serial console's user-space
+// text): it opens with no byte a prefix opens with, and holds no '[' after its first byte (where
+// the general loop would look for a kernel record behind user-space text). The general loop would
+// leave it whole.
+bool plain_line(std::string_view s) {
+  if (s.empty()) return false;
+  const char c = s[0];
+  if (c == '<' || c == '[' || c == '\x1b' || is_digit(c) || (c >= 'A' && c <= 'S' && s.size() >= 20 && s[3] == ' '))
+    return false;
+  return std::memchr(s.data() + 1, '[', s.size() - 1) == nullptr;
+}
+
 }  // namespace
 
 CleanLine clean_line(std::string_view raw, std::uint32_t number, bool separator_free) {
@@ -271,6 +283,10 @@ CleanLine clean_line(std::string_view raw, std::uint32_t number, bool separator_
   CleanLine out;
   out.number = number;
   if (clean_printk_line(s, separator_free, out)) return out;
+  if (plain_line(s)) {
+    out.text = s;
+    return out;
+  }
   return clean_stripped(s, number, separator_free);
 }
 
