@@ -250,7 +250,7 @@ void LogParser::start(const StartMarker& marker, const CleanLine& line) {
   open_text_ = ReportText{};
 }
 
-void LogParser::feed(std::string_view raw) {
+void LogParser::feed(std::string_view raw, const char* readable_end) {
   const bool cut = raw.size() > limits_.max_line_bytes;
   if (cut) raw = raw.substr(0, limits_.max_line_bytes);
   const CleanLine line = clean_line(raw, ++line_no_, bare_prefixes_);
@@ -259,7 +259,7 @@ void LogParser::feed(std::string_view raw) {
   if (!line.foreign && !line.text.empty() && (line.text[0] == 'L' || line.text[0] == 'K')) learn_boot_line(line.text);
   marker_.reset();
   // A foreign line is neither searched for start words nor kept as text: it needs no scan.
-  const LineScan seen = line.foreign ? LineScan{} : scanner_->scan(line.text);
+  const LineScan seen = line.foreign ? LineScan{} : scanner_->scan(line.text, readable_end);
   if (!parallel_.empty() && route_parallel(line, seen)) return;
   const bool had_trailing = trailing_.has_value();
   route(line, seen);
@@ -452,7 +452,8 @@ void LogParser::finish() {
 // Feeds the lines of `log` to `parser` (line_split.h).
 template <bool kWithCr>
 void split_lines(std::string_view log, LogParser& parser) {
-  for_each_line<kWithCr>(log, [&parser](std::string_view line) { parser.feed(line); });
+  const char* const end = log.data() + log.size();
+  for_each_line<kWithCr>(log, [&parser, end](std::string_view line) { parser.feed(line, end); });
 }
 
 std::vector<Report> parse_log(std::string_view text, const std::string& path, ParserLimits limits) {
