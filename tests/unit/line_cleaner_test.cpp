@@ -4,6 +4,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 using btaudit::clean_line;
@@ -191,7 +192,11 @@ BOOST_AUTO_TEST_CASE(fast_path_reads_lines_as_the_general_loop_does) {
       for (const auto& ca : callers)
         for (const auto& g2 : gaps)
           for (const auto& m : messages)
-            for (const auto& e : {ends[0], ends[1], ends[6]}) lines.push_back(st + g1 + ca + g2 + m + e);
+            for (const auto& e : {ends[0], ends[1], ends[6]}) {
+              std::string line = st;
+              line.append(g1).append(ca).append(g2).append(m).append(e);
+              lines.push_back(std::move(line));
+            }
   for (const auto& e : ends) lines.push_back("[  123.456789] msg" + e);
   // The uptime's padding: every mix of spaces, digits and other bytes before its last digit.
   const std::string pads = " 7x\t";
@@ -222,7 +227,7 @@ BOOST_AUTO_TEST_CASE(fast_path_reads_lines_as_the_general_loop_does) {
     for (std::size_t i = 0; i < n; ++i) line += inner[rng() % inner.size()];
     if (k % 5 == 0 && line.size() > 4) line[3] = ' ';
     if (k % 7 == 0) line += k % 2 ? "[  123.456789] x" : "Jan  1 00:00:00 host kernel: msg";
-    if (k % 11 == 0) line = "Jan  1 00:00:00 host kernel: " + line;
+    if (k % 11 == 0) line.insert(0, "Jan  1 00:00:00 host kernel: ");
     lines.push_back(line);
   }
   std::size_t checked = 0;
