@@ -4,6 +4,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "text/log_transport.h"
 #include "text/scan.h"
 
@@ -37,20 +41,45 @@ bool six_digits(const char* p) {
 
 // "[  123.456789]", "[123.456789]", "[\t68764.975944]" (printk pads with spaces; some
 // consoles and log shippers turn the padding into a tab). Returns false when s holds no timestamp.
+// printk's own "[%5lu.%06lu]" (kernel/printk/printk.c, print_time()) while the uptime has
+// five digits or fewer: ".dddddd]" at 6..13 behind "[", spaces, digits. Accepted exactly when
+// strip_timestamp's loop would accept it, with the same length (14 bytes); anything else
+// (wider seconds, other fractions, tabs) goes to the loop. `s` holds 14 bytes or more.
+bool printk_stamp(std::string_view s) {
+  if (s[0] != '[' || s[6] != '.' || s[13] != ']' || !is_digit(s[5]) || !six_digits(s.data() + 7)) return false;
+  std::size_t j = 1;
+  while (s[j] == ' ') ++j;  // stops at s[5] at the latest
+  while (j < 5 && is_digit(s[j])) ++j;
+  return j == 5;
+}
+
+// printk_stamp on p[0..13], 16 bytes p[0..15] being readable: the same answer from one load.
+bool printk_stamp16(const char* p) {
+#if defined(__SSE2__)
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i off = _mm_sub_epi8(v, _mm_set1_epi8('0'));
+  const auto digits =
+      static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(off, _mm_set1_epi8(9)), off)));
+  const auto spaces = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' '))));
+  const __m128i punct = _mm_setr_epi8('[', 0, 0, 0, 0, 0, '.', 0, 0, 0, 0, 0, 0, ']', 0, 0);
+  const auto marks = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, punct)));
+  // '[' at 0, '.' at 6, ']' at 13; digits at 5 and 7..12; at 1..4 spaces then digits, which
+  // is each a space or a digit and the spaces a run from 1 (a mask of the form 2^k - 1).
+  constexpr unsigned kMarks = 1U << 0 | 1U << 6 | 1U << 13;
+  constexpr unsigned kDigits = 1U << 5 | 0x3fU << 7;
+  const unsigned lead_spaces = (spaces >> 1) & 0xfU;
+  return (marks & kMarks) == kMarks && (digits & kDigits) == kDigits && (((digits | spaces) >> 1) & 0xfU) == 0xfU &&
+         (lead_spaces & (lead_spaces + 1)) == 0;
+#else
+  return printk_stamp(std::string_view(p, 14));
+#endif
+}
+
 bool strip_timestamp(std::string_view& s) {
   if (s.size() < 4 || s[0] != '[') return false;
-  // printk's own "[%5lu.%06lu]" (kernel/printk/printk.c, print_time()) while the uptime has
-  // five digits or fewer: ".dddddd]" at 6..13 behind "[", spaces, digits. Accepted here
-  // exactly when the loop below would accept it, with the same length; anything else
-  // (wider seconds, other fractions, tabs) goes to the loop.
-  if (s.size() >= 14 && s[6] == '.' && s[13] == ']' && is_digit(s[5]) && six_digits(s.data() + 7)) {
-    std::size_t j = 1;
-    while (s[j] == ' ') ++j;  // stops at s[5] at the latest
-    while (j < 5 && is_digit(s[j])) ++j;
-    if (j == 5) {
-      s.remove_prefix(14);
-      return true;
-    }
+  if (s.size() >= 14 && printk_stamp(s)) {
+    s.remove_prefix(14);
+    return true;
   }
   std::size_t i = 1;
   while (i < s.size() && s[i] == ' ') ++i;
@@ -206,15 +235,72 @@ bool is_month(std::string_view s) {
   return true;
 }
 
+// Line endings and LAVA's JSON residue ("}" closing each serial record).
+std::string_view strip_line_end(std::string_view s) {
+  while (!s.empty() && (s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
+  if (s.size() >= 2 && s.substr(s.size() - 2) == "\"}") s.remove_suffix(2);
+  return s;
+}
+
+CleanLine clean_stripped(std::string_view s, std::uint32_t number, bool separator_free);
+
+// The commonest console line, "[  123.456789] message" or "[  123.456789][ T42] message", read
+// without the general loop: the result clean_line_general gives such a line (the loop strips
+// the timestamp, then the caller id, and stops at the space after them), or nullopt for any
+// other shape, which the general loop then reads.
+bool clean_printk_line(std::string_view s, bool separator_free, CleanLine& out) {
+  if (s.size() < 16 || !printk_stamp16(s.data())) return false;
+  std::string_view t = s.substr(14);
+  if (t[0] == '[') {  // "[ts][T1]": neither strip_timestamp nor dmesg -T's form reads a caller id
+    if (!strip_caller(t, out.caller_kind, out.caller_id) || t.empty()) return false;
+  } else if (t[1] == '[') {  // "[ts] [T1]", "[ts] [drm]": the loop looks behind the space
+    return false;
+  }
+  if (t[0] != ' ') return false;  // a bare prefix or another prefix: the loop decides
+  if (!separator_free) t.remove_prefix(1);
+  out.had_timestamp = true;
+  out.text = std::string_view(t.data(), t.size());
+  return true;
+}
+
+// A line with no prefix at all, the other common shape ("PCI: ...", a serial console's user-space
+// text): it opens with no byte a prefix opens with, and holds no '[' after its first byte (where
+// the general loop would look for a kernel record behind user-space text). The general loop would
+// leave it whole.
+bool plain_line(std::string_view s) {
+  if (s.empty()) return false;
+  const char c = s[0];
+  if (c == '<' || c == '[' || c == '\x1b' || is_digit(c) || (c >= 'A' && c <= 'S' && s.size() >= 20 && s[3] == ' '))
+    return false;
+  return std::memchr(s.data() + 1, '[', s.size() - 1) == nullptr;
+}
+
 }  // namespace
 
 CleanLine clean_line(std::string_view raw, std::uint32_t number, bool separator_free) {
+  std::string_view s = raw;
+  if (!s.empty() && (s.back() == '\r' || s.back() == '\n' || s.back() == '}')) s = strip_line_end(s);
   CleanLine out;
   out.number = number;
-  std::string_view s = raw;
-  // Line endings and LAVA's JSON residue ("}" closing each serial record).
-  while (!s.empty() && (s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
-  if (s.size() >= 2 && s.substr(s.size() - 2) == "\"}") s.remove_suffix(2);
+  if (clean_printk_line(s, separator_free, out)) return out;
+  if (plain_line(s)) {
+    out.text = s;
+    return out;
+  }
+  return clean_stripped(s, number, separator_free);
+}
+
+CleanLine clean_line_general(std::string_view raw, std::uint32_t number, bool separator_free) {
+  return clean_stripped(strip_line_end(raw), number, separator_free);
+}
+
+namespace {
+
+// The general loop, on a line whose end strip_line_end has taken (it is not idempotent:
+// "x\n\"}" loses its "\"}" and keeps its '\n').
+CleanLine clean_stripped(std::string_view s, std::uint32_t number, bool separator_free) {
+  CleanLine out;
+  out.number = number;
 
   // Prefixes come in a few fixed orders; each pass strips at most one, and
   // the loop is capped so a hostile line cannot make it spin. A syslog header
@@ -330,5 +416,7 @@ CleanLine clean_line(std::string_view raw, std::uint32_t number, bool separator_
   out.text = std::string_view(s.data(), s.size());
   return out;
 }
+
+}  // namespace
 
 }  // namespace btaudit

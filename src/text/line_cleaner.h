@@ -22,5 +22,8 @@ struct CleanLine {
 // `separator_free`: the log is known to put no separator after its prefixes (a line with a
 // bare prefix was seen), so a space after a prefix is the message's own indentation and is kept.
 CleanLine clean_line(std::string_view raw, std::uint32_t number, bool separator_free = false);
+// The same without clean_line's fast path for the commonest shape (a printk timestamp, maybe a
+// caller id, then the message): every line through the general loop. For tests that compare them.
+CleanLine clean_line_general(std::string_view raw, std::uint32_t number, bool separator_free = false);
 
 }  // namespace btaudit

@@ -78,9 +78,7 @@ class LineScanner {
     const std::size_t n = s.size();
     if (n < 2) return out;
     const auto* b = reinterpret_cast<const unsigned char*>(s.data());
-    // Position 0 has no byte before it: phrases and the mark may stand there, words may not.
-    if (phrase_pairs_[pair_index(b[0], b[1])]) out.phrases |= phrases_at(s, 0);
-    if (b[0] == '?' && b[1] == ' ') out.unreliable_mark = true;
+    scan_start(b, s, out);
 #if defined(BTAUDIT_LINE_SCAN_SIMD)
     if (avx2_ && n >= 34) {
       scan_avx2(b, n, out);
@@ -98,6 +96,35 @@ class LineScanner {
     return out;
   }
 
+  // scan(s) for a line whose buffer goes on after it: the bytes s.data() .. readable_end - 1 may
+  // be read. A short line (most are) is then read as one block that runs past its end, the
+  // positions past it masked off, instead of a block and an overlapping one (or byte by byte).
+  LineScan scan(std::string_view s, const char* readable_end) const {
+#if defined(BTAUDIT_LINE_SCAN_SIMD)
+    const std::size_t n = s.size();
+    if (n < 3 || n > 34) return scan(s);
+    const auto readable = static_cast<std::size_t>(readable_end - s.data());
+    if (n <= 34 && readable >= 34 && avx2_) {
+      LineScan out;
+      const auto* b = reinterpret_cast<const unsigned char*>(s.data());
+      scan_start(b, s, out);
+      // Positions 1 .. n - 2: bits 0 .. n - 3 of the block at 1, which reads b[0 .. 33].
+      block_avx2(b, n, 1, ~std::uint32_t{0} >> (34 - n), out);
+      return out;
+    }
+    if (n <= 18 && readable >= 18 && ssse3_) {
+      LineScan out;
+      const auto* b = reinterpret_cast<const unsigned char*>(s.data());
+      scan_start(b, s, out);
+      block_ssse3(b, n, 1, 0xffffU >> (18 - n), out);
+      return out;
+    }
+#else
+    (void)readable_end;
+#endif
+    return scan(s);
+  }
+
   // Which paths are in use, and ways to keep to the narrower ones (tests compare them all).
   bool uses_avx2() const { return avx2_; }
   bool uses_ssse3() const { return ssse3_; }
@@ -110,6 +137,13 @@ class LineScanner {
   static std::size_t pair_index(unsigned char a, unsigned char b) { return std::size_t{a} << 8 | b; }
   static std::size_t pair_index(char a, char b) {
     return pair_index(static_cast<unsigned char>(a), static_cast<unsigned char>(b));
+  }
+
+  // Position 0 (of a line of two bytes or more) has no byte before it: phrases and the mark may
+  // stand there, words may not.
+  void scan_start(const unsigned char* b, std::string_view s, LineScan& out) const {
+    if (phrase_pairs_[pair_index(b[0], b[1])]) out.phrases |= phrases_at(s, 0);
+    if (b[0] == '?' && b[1] == ' ') out.unreliable_mark = true;
   }
 
   // The phrases that start at position i of s.

@@ -7,11 +7,8 @@
 #include <memory>
 #include <utility>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "text/line_scan.h"
+#include "text/line_split.h"
 #include "text/log_transport.h"
 #include "text/scan.h"
 
@@ -78,30 +75,6 @@ std::shared_ptr<const std::string> hold(std::vector<std::shared_ptr<const std::s
   return {std::move(all), first};  // aliasing: owns the pieces, points at one
 }
 
-// Bit i set when b[i] ends a line ('\n' or '\r'), for n <= 64 bytes. Every terminator the
-// kernel's consumers write is one line end: LF (dmesg, syslog), CRLF (serial consoles, Windows
-// tools), CR alone (old Mac tools, terminals that lost their LFs) and a CR inside a line (a serial
-// console's carriage return); the caller folds "\r\n" into one end.
-// kWithCr: a log with no '\r' anywhere (most) is split on '\n' alone.
-template <bool kWithCr>
-std::uint64_t line_end_mask(const char* b, std::size_t n) {
-  std::uint64_t mask = 0;
-  std::size_t i = 0;
-#if defined(__SSE2__)
-  const __m128i newline = _mm_set1_epi8('\n');
-  const __m128i carriage = _mm_set1_epi8('\r');
-  for (; i + 16 <= n; i += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i));
-    __m128i hit = _mm_cmpeq_epi8(v, newline);
-    if constexpr (kWithCr) hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, carriage));
-    mask |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(hit))) << i;
-  }
-#endif
-  for (; i < n; ++i)
-    if (b[i] == '\n' || (kWithCr && b[i] == '\r')) mask |= std::uint64_t{1} << i;
-  return mask;
-}
-
 // Reports of other contexts set aside at once; more are cut as before (hostile logs).
 constexpr std::size_t kMaxParallel = 8;
 // Reports of one boot held for the boot's facts (log_parser.h) before they leave.
@@ -121,7 +94,7 @@ bool collects_backtraces(ReportKind k) {
 }  // namespace
 
 LogParser::LogParser(std::string path, Sink sink, ParserLimits limits)
-    : path_(std::move(path)), sink_(std::move(sink)), limits_(limits) {}
+    : scanner_(&line_scanner()), path_(std::move(path)), sink_(std::move(sink)), limits_(limits) {}
 
 void LogParser::keep_text(const ReportBuilder& b, ReportText& text, const CleanLine& line, const LineScan& seen) const {
   if (text.stopped || line.foreign || text.lines.size() >= limits_.max_text_lines) return;
@@ -277,7 +250,7 @@ void LogParser::start(const StartMarker& marker, const CleanLine& line) {
   open_text_ = ReportText{};
 }
 
-void LogParser::feed(std::string_view raw) {
+void LogParser::feed(std::string_view raw, const char* readable_end) {
   const bool cut = raw.size() > limits_.max_line_bytes;
   if (cut) raw = raw.substr(0, limits_.max_line_bytes);
   const CleanLine line = clean_line(raw, ++line_no_, bare_prefixes_);
@@ -286,7 +259,7 @@ void LogParser::feed(std::string_view raw) {
   if (!line.foreign && !line.text.empty() && (line.text[0] == 'L' || line.text[0] == 'K')) learn_boot_line(line.text);
   marker_.reset();
   // A foreign line is neither searched for start words nor kept as text: it needs no scan.
-  const LineScan seen = line.foreign ? LineScan{} : line_scanner().scan(line.text);
+  const LineScan seen = line.foreign ? LineScan{} : scanner_->scan(line.text, readable_end);
   if (!parallel_.empty() && route_parallel(line, seen)) return;
   const bool had_trailing = trailing_.has_value();
   route(line, seen);
@@ -476,28 +449,11 @@ void LogParser::finish() {
   flush_boot();
 }
 
-// Feeds the lines of `log` to `parser`.
+// Feeds the lines of `log` to `parser` (line_split.h).
 template <bool kWithCr>
 void split_lines(std::string_view log, LogParser& parser) {
-  // Line ends are found 64 bytes at a time, as a bit mask, rather than by a memchr call
-  // per line: lines average some fifty bytes, less than such a call is worth.
-  const char* const data = log.data();
-  std::size_t line = 0;
-  for (std::size_t block = 0; block < log.size(); block += 64) {
-    for (std::uint64_t nl = line_end_mask<kWithCr>(data + block, std::min<std::size_t>(64, log.size() - block));
-         nl != 0; nl &= nl - 1) {
-      const std::size_t end = block + static_cast<std::size_t>(std::countr_zero(nl));
-      if constexpr (kWithCr) {
-        if (end < line) continue;  // the '\n' of a "\r\n" already taken
-      }
-      parser.feed(log.substr(line, end - line));
-      line = end + 1;
-      if constexpr (kWithCr) {
-        if (data[end] == '\r' && line < log.size() && data[line] == '\n') ++line;
-      }
-    }
-  }
-  if (line < log.size()) parser.feed(log.substr(line));  // the last line, without its end
+  const char* const end = log.data() + log.size();
+  for_each_line<kWithCr>(log, [&parser, end](std::string_view line) { parser.feed(line, end); });
 }
 
 std::vector<Report> parse_log(std::string_view text, const std::string& path, ParserLimits limits) {

@@ -50,7 +50,10 @@ class LogParser {
   // One line, without its '\n'. The reports' text (Report::text) views the lines
   // fed: they must outlive the sink's use of each report, unless they come from the
   // storage named by set_storage.
-  void feed(std::string_view raw_line);
+  void feed(std::string_view raw_line) { feed(raw_line, raw_line.data() + raw_line.size()); }
+  // The same, the bytes from raw_line up to readable_end readable (the buffer the line is in goes
+  // on): the line scanner may read whole blocks past a short line's end.
+  void feed(std::string_view raw_line, const char* readable_end);
   // The lines fed from now on live in `storage`: a report viewing them keeps it alive
   // (Report::text_storage), so the caller may let go of it.
   void set_storage(std::shared_ptr<const std::string> storage) { storage_ = std::move(storage); }
@@ -71,6 +74,7 @@ class LogParser {
   void keep_text(const ReportBuilder& b, ReportText& text, const CleanLine& line, const LineScan& seen) const;
   void pin_storage(ReportText& text) const;
 
+  const LineScanner* scanner_;  // line_scanner() (log_parser.cpp), looked up once rather than per line
   std::string path_;
   Sink sink_;
   ParserLimits limits_;

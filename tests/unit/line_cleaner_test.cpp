@@ -1,11 +1,15 @@
 #include "text/line_cleaner.h"
 
 #include <boost/test/unit_test.hpp>
+#include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 using btaudit::clean_line;
+using btaudit::clean_line_general;
+using btaudit::CleanLine;
 
 BOOST_AUTO_TEST_SUITE(line_cleaner)
 
@@ -136,6 +140,113 @@ BOOST_AUTO_TEST_CASE(printk_timestamps_of_every_width_and_damage_read_as_the_gra
       ++checked;
     }
   BOOST_TEST(checked > 3000);
+}
+
+namespace {
+
+bool same(const CleanLine& a, const CleanLine& b) {
+  return a.text.data() == b.text.data() && a.text.size() == b.text.size() && a.number == b.number &&
+         a.caller_kind == b.caller_kind && a.caller_id == b.caller_id && a.foreign == b.foreign &&
+         a.had_timestamp == b.had_timestamp && a.bare_prefix == b.bare_prefix;
+}
+
+}  // namespace
+
+// clean_line's fast paths for "[  123.456789] msg", "[  123.456789][ T42] msg" and plain text
+// with no prefix must give what the general loop gives, field for field and view for view: every combination of stamps,
+// caller ids, separators, messages and line ends, then random lines over the bytes the prefixes use.
+BOOST_AUTO_TEST_CASE(fast_path_reads_lines_as_the_general_loop_does) {
+  const std::vector<std::string> stamps = {"",
+                                           "[    0.000000]",
+                                           "[  123.456789]",
+                                           "[12345.678901]",
+                                           "[123456.789012]",
+                                           "[\t1234.567890]",
+                                           "[ 12.3456789]",
+                                           "[    1.23456]",
+                                           "[ 1 2.345678]",
+                                           "[  123.45678x]",
+                                           "[  12a.456789]",
+                                           "[    .456789]",
+                                           "[  123.456789",
+                                           "<4>[  123.456789]",
+                                           "[Mon Jan  1 00:00:00 2024]"};
+  const std::vector<std::string> callers = {"",    "[T1]", "[ T42]", "[    C1]", "[T1234567890]",
+                                            "[T]", "[X1]", "[ T42",  "[C0]"};
+  const std::vector<std::string> gaps = {"", " ", "  ", "\t", " \t"};
+  const std::vector<std::string> messages = {"",
+                                             "x",
+                                             "WARNING: at foo",
+                                             " dump_stack+0x1/0x2",
+                                             "[T5] nested",
+                                             "[  1.000000] again",
+                                             "[drm] Num pipes",
+                                             "\x1b[0m",
+                                             "<4>",
+                                             "Jan  1 00:00:00 host kernel: msg",
+                                             "4,123,456789,-;msg"};
+  const std::vector<std::string> ends = {"", "\r", "\n", "\r\n", "\"}", "\"}\r", "\n\"}", "}"};
+  std::vector<std::string> lines;
+  for (const auto& st : stamps)
+    for (const auto& g1 : gaps)
+      for (const auto& ca : callers)
+        for (const auto& g2 : gaps)
+          for (const auto& m : messages)
+            for (const auto& e : {ends[0], ends[1], ends[6]}) {
+              std::string line = st;
+              line.append(g1).append(ca).append(g2).append(m).append(e);
+              lines.push_back(std::move(line));
+            }
+  for (const auto& e : ends) lines.push_back("[  123.456789] msg" + e);
+  // The uptime's padding: every mix of spaces, digits and other bytes before its last digit.
+  const std::string pads = " 7x\t";
+  for (std::size_t m = 0; m < 256; ++m) {
+    std::string lead;
+    for (std::size_t k = 0; k < 4; ++k) lead += pads[(m >> (2 * k)) & 3];
+    lines.push_back("[" + lead + "5.123456] msg");
+    lines.push_back("[" + lead + "5.123456][T1] msg");
+  }
+  std::mt19937 rng(14);
+  const std::string alphabet = "[] .\t0123456789TCx<>\r\n\"}";
+  for (int k = 0; k < 200000; ++k) {
+    std::string line = k % 2 ? "[   12.345678]" : "";
+    const std::size_t n = rng() % 24;
+    for (std::size_t i = 0; i < n; ++i) line += alphabet[rng() % alphabet.size()];
+    if (k % 3 == 0 && line.size() > 14) line[rng() % 14] = alphabet[rng() % alphabet.size()];
+    lines.push_back(line);
+  }
+  // Lines with no prefix, opening with each byte class the cleaner tells apart, brackets and
+  // timestamps somewhere behind (a syslog month and a kmsg record among them).
+  const std::string openers =
+      "<[\x1b"
+      "0719ADJMSTZaz# \t:-";
+  const std::string inner = "[] .\t0123456789TCxa:,;";
+  for (int k = 0; k < 200000; ++k) {
+    std::string line(1, openers[rng() % openers.size()]);
+    const std::size_t n = rng() % 30;
+    for (std::size_t i = 0; i < n; ++i) line += inner[rng() % inner.size()];
+    if (k % 5 == 0 && line.size() > 4) line[3] = ' ';
+    if (k % 7 == 0) line += k % 2 ? "[  123.456789] x" : "Jan  1 00:00:00 host kernel: msg";
+    if (k % 11 == 0) line.insert(0, "Jan  1 00:00:00 host kernel: ");
+    lines.push_back(line);
+  }
+  std::size_t checked = 0;
+  std::size_t mismatched = 0;
+  for (const std::string& line : lines)
+    for (const bool separator_free : {false, true}) {
+      const CleanLine fast = clean_line(line, 7, separator_free);
+      const CleanLine general = clean_line_general(line, 7, separator_free);
+      if (!same(fast, general)) {
+        ++mismatched;
+        BOOST_TEST_CONTEXT("line '" << line << "' separator_free " << separator_free) {
+          BOOST_TEST(fast.text == general.text);
+          BOOST_TEST(same(fast, general));
+        }
+      }
+      ++checked;
+    }
+  BOOST_TEST(mismatched == 0u);
+  BOOST_TEST(checked > 900000u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -45,8 +45,7 @@ LineScan reference(std::string_view s) {
   return out;
 }
 
-void check(const LineScanner& scanner, const std::string& s) {
-  const LineScan got = scanner.scan(s);
+void check_scan(const LineScan& got, const std::string& s) {
   const LineScan want = reference(s);
   BOOST_TEST_INFO("line: \"" << s << "\"");
   BOOST_TEST(got.phrases == want.phrases);
@@ -54,6 +53,25 @@ void check(const LineScanner& scanner, const std::string& s) {
   BOOST_TEST(got.word_count == want.word_count);
   BOOST_TEST(got.more_words == want.more_words);
   for (std::size_t k = 0; k < want.word_count && k < got.word_count; ++k) BOOST_TEST(got.words[k] == want.words[k]);
+}
+
+// scan(s), and scan(s, end) with s followed in its buffer by bytes that would match (words,
+// phrases, marks straddling its end): the blocks read past a short line must not see them.
+void check(const LineScanner& scanner, const std::string& s) {
+  check_scan(scanner.scan(s), s);
+  static const std::string kTails[] = {"",
+                                       "a",
+                                       "b",
+                                       " ? ",
+                                       "?",
+                                       "BUG: x",
+                                       "ab",
+                                       std::string(40, 'a'),
+                                       "BUG: WARNING: ab ? Sending NMI from CPU BUG: ab ? "};
+  for (const std::string& tail : kTails) {
+    const std::string buffer = s + tail;
+    check_scan(scanner.scan(std::string_view(buffer).substr(0, s.size()), buffer.data() + buffer.size()), s);
+  }
 }
 
 // The scanner on each path the CPU offers: AVX2, SSSE3, then the plain loop.
@@ -101,7 +119,8 @@ BOOST_AUTO_TEST_CASE(keeps_the_first_word_starts_and_says_there_are_more) {
 }
 
 // Every length around the 16- and 32-byte blocks, phrases and words cut by the line's end at
-// every place, bytes of every class including >= 0x80, on every path.
+// every place, bytes of every class including >= 0x80, on every path, with and without bytes
+// readable past the line's end.
 BOOST_AUTO_TEST_CASE(agrees_with_a_question_by_question_search) {
   const std::string alphabet = "BUGWARNINFgeSFKab?:- _.$x0\x80\xff\t";
   on_every_path([&](const LineScanner& scanner) {
