@@ -397,15 +397,6 @@ class StackFrames {
   bool enough_ = false;
 };
 
-// One past the report's last fault injection line (0 when it has none), worked out once a
-// stack is to be read and shared by the recipe's alternatives: past it no line can make a
-// stack's pick unreliable, so a stack whose pick is settled need not be read to its end.
-std::size_t fault_lines_end(const Lines& lines) {
-  for (std::size_t li = lines.size(); li > 0; --li)
-    if (is_fault_injection_line(lines[li - 1])) return li;
-  return 0;
-}
-
 // Whether reading parts[pi..] makes a pick before the end: a Stack part met once a stack has
 // been read (`stacks` so far, each Stack part adding one).
 bool pick_before_end(const std::vector<Part>& parts, std::size_t pi, int stacks) {
@@ -417,9 +408,9 @@ bool pick_before_end(const std::vector<Part>& parts, std::size_t pi, int stacks)
   return false;
 }
 
-StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Part>& parts, const StackRecipe& r,
-                      std::size_t faults_end) {
+StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Part>& parts, const StackRecipe& r) {
   StackResult res;
+  title_engine_detail::FaultsPassed faults_passed(lines);
   StackFrames frames(r);
   Caps caps;  // one buffer for every line's captures (cleared per line), not an allocation each
   std::size_t li = from;
@@ -439,7 +430,7 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
     // change nothing unless one of them ends a stack (a Stack part once a stack was read):
     // frames are no longer added, res.ok stays, and only the end makes the pick. They are
     // passed over as a report without further lines would pass them.
-    if (frames.enough() && li >= faults_end && !pick_before_end(parts, pi, stacks)) li = lines.size();
+    if (frames.enough() && faults_passed(li) && !pick_before_end(parts, pi, stacks)) li = lines.size();
     const Part& part = parts[pi];
     if (part.kind == PartKind::Stack) {
       ++stacks;
@@ -448,7 +439,7 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
         // still to read can change nothing (no frame is added once enough(), no part follows
         // to be looked for, and only a fault injection line would clear res.ok), and the
         // position they leave li at is read by no later part.
-        if (pi + 1 == parts.size() && frames.enough() && li >= faults_end) break;
+        if (pi + 1 == parts.size() && frames.enough() && faults_passed(li)) break;
         const std::string_view ln = lines[li++];
         if (is_fault_injection_line(ln)) {
           res.ok = false;
@@ -638,6 +629,22 @@ bool may_hold_header(std::string_view line) {
   return false;
 }
 
+// Searched from the end down to the first position asked about and no further: a fault
+// injection line before it cannot change the answer there or later.
+bool FaultsPassed::operator()(std::size_t li) {
+  if (!known_) {
+    end_ = last_fault_end(lines_, li);
+    known_ = true;
+  }
+  return li >= end_;
+}
+
+std::size_t FaultsPassed::last_fault_end(const std::vector<std::string_view>& lines, std::size_t from) {
+  for (std::size_t li = lines.size(); li > from; --li)
+    if (is_fault_injection_line(lines[li - 1])) return li;
+  return from;
+}
+
 }  // namespace title_engine_detail
 
 std::optional<RuleTitle> title_from_rules(std::string_view text) {
@@ -710,9 +717,8 @@ std::optional<RuleTitle> title_from_rules(const Lines& lines) {
       RuleTitle t;
       std::vector<Pick> picks;
       if (f.has_stack) {
-        const std::size_t faults_end = fault_lines_end(lines);
-        StackResult sr = run_parts(lines, stack_from, f.stack.parts, f.stack, faults_end);
-        if (!sr.ok && !f.stack.parts2.empty()) sr = run_parts(lines, stack_from, f.stack.parts2, f.stack, faults_end);
+        StackResult sr = run_parts(lines, stack_from, f.stack.parts, f.stack);
+        if (!sr.ok && !f.stack.parts2.empty()) sr = run_parts(lines, stack_from, f.stack.parts2, f.stack);
         picks = std::move(sr.picks);
         t.corrupted = !sr.ok;
         if (!picks.empty()) t.frame = picks[0].raw;

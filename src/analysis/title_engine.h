@@ -2,6 +2,7 @@
 // line that starts the report, the family's format that fits it earliest, and
 // the function that names the bug (syzkaller's "... in <func>").
 #pragma once
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +26,24 @@ namespace title_engine_detail {
 // False when no family's header (title_rules.h) can be in `line`: no two adjacent bytes of it
 // are a header's first two.
 bool may_hold_header(std::string_view line);
+
+// Whether no fault injection line is left at or after a line: past the report's last one no
+// line can make a stack's pick unreliable, so a stack whose pick is settled need not be read
+// to its end (title_from_rules). Asked only once the pick is settled, with positions that
+// never go back, and worked out on the first: for every li at or after the first asked, the
+// answer is li >= last_fault_end(lines, 0), the report's whole-text bound.
+class FaultsPassed {
+ public:
+  explicit FaultsPassed(const std::vector<std::string_view>& lines) : lines_(lines) {}
+  bool operator()(std::size_t li);
+  // One past the last fault injection line at or after `from`; `from` when there is none.
+  static std::size_t last_fault_end(const std::vector<std::string_view>& lines, std::size_t from);
+
+ private:
+  const std::vector<std::string_view>& lines_;
+  std::size_t end_ = 0;  // last_fault_end(lines_, first li asked)
+  bool known_ = false;
+};
 }  // namespace title_engine_detail
 
 }  // namespace btaudit

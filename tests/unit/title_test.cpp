@@ -249,4 +249,38 @@ BOOST_AUTO_TEST_CASE(lines_without_a_header_pair_hold_no_header) {
   BOOST_TEST(skipped > 10000);
 }
 
+// FaultsPassed answers from the first position asked on, searching no line before it: it must
+// give the whole report's answer (li >= one past its last fault injection line) at every
+// position asked, in rising order. Generated: reports of fault injection frames in each form,
+// with bytes changed or cut, among other lines; queries from random first positions.
+BOOST_AUTO_TEST_CASE(faults_passed_matches_the_whole_report_bound) {
+  const std::vector<std::string> pieces = {" should_fail+0x1a/0x30",
+                                           "should_fail.part.0+0x12/0x20",
+                                           " should_failslab+0x5/0x10",
+                                           " [<ffffffff81234567>] should_fail_ex+0x1/0x2",
+                                           " [  12.345] should_failslab.cold+0x9/0x9",
+                                           " [",
+                                           "s",
+                                           " kmem_cache_alloc+0x1/0x2",
+                                           "Call Trace:",
+                                           ""};
+  std::mt19937 rng(2718);
+  int with_fault = 0;
+  for (int i = 0; i < 100000; ++i) {
+    std::vector<std::string> text(rng() % 12);
+    for (std::string& l : text) {
+      l = pieces[rng() % pieces.size()];
+      if (!l.empty() && rng() % 4 == 0) l[rng() % l.size()] = static_cast<char>(rng());
+      if (rng() % 5 == 0) l.resize(rng() % (l.size() + 1));
+    }
+    const std::vector<std::string_view> lines(text.begin(), text.end());
+    const std::size_t whole = title_engine_detail::FaultsPassed::last_fault_end(lines, 0);
+    if (whole > 0) ++with_fault;
+    title_engine_detail::FaultsPassed passed(lines);
+    for (std::size_t li = rng() % (lines.size() + 1); li <= lines.size(); li += 1 + rng() % 3)
+      BOOST_TEST_REQUIRE(passed(li) == (li >= whole), "line " << li << " of " << lines.size());
+  }
+  BOOST_TEST(with_fault > 10000);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
