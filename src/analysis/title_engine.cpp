@@ -629,16 +629,8 @@ bool may_hold_header(std::string_view line) {
   return false;
 }
 
-// Searched from the end down to the first position asked about and no further: a fault
-// injection line before it cannot change the answer there or later.
-bool FaultsPassed::operator()(std::size_t li) {
-  if (!known_) {
-    end_ = last_fault_end(lines_, li);
-    known_ = true;
-  }
-  return li >= end_;
-}
-
+// Searched from the end down to `from` and no further: a fault injection line before the
+// first position asked about cannot change the answer there or later.
 std::size_t FaultsPassed::last_fault_end(const std::vector<std::string_view>& lines, std::size_t from) {
   for (std::size_t li = lines.size(); li > from; --li)
     if (is_fault_injection_line(lines[li - 1])) return li;

@@ -35,7 +35,14 @@ bool may_hold_header(std::string_view line);
 class FaultsPassed {
  public:
   explicit FaultsPassed(const std::vector<std::string_view>& lines) : lines_(lines) {}
-  bool operator()(std::size_t li);
+  // Inline: asked on every line a settled stack reads; only the first question searches.
+  bool operator()(std::size_t li) {
+    if (!known_) {
+      end_ = last_fault_end(lines_, li);
+      known_ = true;
+    }
+    return li >= end_;
+  }
   // One past the last fault injection line at or after `from`; `from` when there is none.
   static std::size_t last_fault_end(const std::vector<std::string_view>& lines, std::size_t from);
 
