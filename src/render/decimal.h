@@ -1,8 +1,9 @@
 // Integers in decimal, as std::to_chars writes them, for the JSON writer. A report's
 // frames carry 20-digit kernel addresses and a handful of small numbers each; libstdc++'s
 // to_chars counts the digits with a division loop before it writes them in pairs with
-// 64-bit divisions. Here the length comes from the bit width and one table compare, and
-// the digits go out in pairs from 32-bit arithmetic, eight at a time.
+// 64-bit divisions. Here a value below 10^8 (nearly all of them) goes out forwards in
+// pairs, its length picked by a few compares; a larger one is cut into groups of eight
+// digits, each written in pairs from 32-bit arithmetic.
 #pragma once
 #include <array>
 #include <bit>
@@ -43,31 +44,77 @@ constexpr int length(std::uint64_t v) {
   return t + (v >= detail::kPowersOf10[static_cast<std::size_t>(t)] ? 1 : 0) + (v == 0 ? 1 : 0);
 }
 
-// Writes the digits of v at p (at most 20 bytes) and returns the end.
+namespace detail {
+// One or two digits of v < 100.
+inline char* put_small(char* p, std::uint32_t v) {
+  if (v < 10) {
+    *p = static_cast<char>('0' + v);
+    return p + 1;
+  }
+  put_pair(p, v);
+  return p + 2;
+}
+// Exactly four digits of v < 10000, with leading zeros.
+inline void put_four(char* p, std::uint32_t v) {
+  const std::uint32_t high = v / 100;
+  put_pair(p, high);
+  put_pair(p + 2, v - high * 100);
+}
+// Exactly eight digits of v < 10^8, with leading zeros.
+inline char* put_eight(char* p, std::uint32_t v) {
+  const std::uint32_t high = v / 10'000;
+  put_four(p, high);
+  put_four(p + 4, v - high * 10'000);
+  return p + 8;
+}
+}  // namespace detail
+
+// Values of 10^8 and more (below).
+[[gnu::noinline]] inline char* put_large(char* p, std::uint64_t v);
+
+// Writes the digits of v at p (at most 20 bytes) and returns the end. Nearly every number
+// of a report (offsets, sizes, line and trace numbers) is below 10^8: those are written
+// forwards, the length picked by two or three compares, with no digit count and no
+// division of a 64-bit value; kernel addresses and larger take put_large.
 inline char* put(char* p, std::uint64_t v) {
-  char* const end = p + length(v);
-  char* q = end;
-  while (v >= 100'000'000) {
-    const std::uint64_t high = v / 100'000'000;
-    auto low = static_cast<std::uint32_t>(v - high * 100'000'000);
-    for (int k = 0; k < 4; ++k) {
-      q -= 2;
-      detail::put_pair(q, low % 100);
-      low /= 100;
-    }
-    v = high;
+  if (v >= 100'000'000) return put_large(p, v);
+  const auto w = static_cast<std::uint32_t>(v);
+  if (w < 10'000) {
+    if (w < 100) return detail::put_small(p, w);
+    const std::uint32_t high = w / 100;
+    p = detail::put_small(p, high);
+    detail::put_pair(p, w - high * 100);
+    return p + 2;
   }
-  auto w = static_cast<std::uint32_t>(v);
-  while (w >= 100) {
-    q -= 2;
-    detail::put_pair(q, w % 100);
-    w /= 100;
+  if (w < 1'000'000) {
+    const std::uint32_t high = w / 10'000;
+    p = detail::put_small(p, high);
+    detail::put_four(p, w - high * 10'000);
+    return p + 4;
   }
-  if (w >= 10)
-    detail::put_pair(q - 2, w);
-  else
-    q[-1] = static_cast<char>('0' + w);
-  return end;
+  const std::uint32_t high = w / 1'000'000;
+  const std::uint32_t low = w - high * 1'000'000;
+  const std::uint32_t mid = low / 10'000;
+  p = detail::put_small(p, high);
+  detail::put_pair(p, mid);
+  detail::put_four(p + 2, low - mid * 10'000);
+  return p + 6;
+}
+
+// v >= 10^8: the last eight digits, and before them the rest (below 10^8 for a value below
+// 10^16, else split once more), each eight-digit group from 32-bit arithmetic. Out of
+// line, so that put() stays a leaf that saves no registers.
+[[gnu::noinline]] inline char* put_large(char* p, std::uint64_t v) {
+  const std::uint64_t high = v / 100'000'000;
+  const auto low = static_cast<std::uint32_t>(v - high * 100'000'000);
+  if (high < 100'000'000) {
+    p = put(p, high);
+  } else {
+    const std::uint64_t top = high / 100'000'000;  // at most 1844
+    p = put(p, top);
+    p = detail::put_eight(p, static_cast<std::uint32_t>(high - top * 100'000'000));
+  }
+  return detail::put_eight(p, low);
 }
 
 // Any integer type up to 64 bits, with a '-' for a negative value (at most 21 bytes).

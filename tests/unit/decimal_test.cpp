@@ -90,6 +90,39 @@ BOOST_AUTO_TEST_CASE(every_integer_type_writes_to_chars_digits) {
   check_type<long>();
 }
 
+// put() writes values below 10^8 by length class and hands larger ones to put_large(),
+// which cuts them into eight-digit groups: every value below 10^6, 2000 values either side
+// of each class and group boundary, random values of every length.
+BOOST_AUTO_TEST_CASE(length_classes_and_digit_groups_match_to_chars) {
+  std::vector<std::uint64_t> values;
+  for (std::uint64_t v = 0; v < 1'000'000; ++v) values.push_back(v);
+  for (const std::uint64_t edge : {std::uint64_t{10'000}, std::uint64_t{1'000'000}, std::uint64_t{100'000'000},
+                                   std::uint64_t{10'000'000'000'000'000}})
+    for (std::uint64_t d = 0; d < 2'000; ++d) {
+      values.push_back(edge + d);
+      values.push_back(edge - 1 - d);
+    }
+  std::mt19937_64 rng(1414);
+  for (int i = 0; i < 200'000; ++i) {
+    std::uint64_t limit = 10;
+    for (auto digits = rng() % 19; digits > 0; --digits) limit *= 10;  // 10^1 .. 10^19
+    values.push_back(rng() % limit);
+  }
+  for (const std::uint64_t v : generated_values<std::uint64_t>()) values.push_back(v);
+  for (const std::uint64_t v : values) {
+    const std::string want = expected(v);
+    char buf[32];
+    std::memset(buf, '#', sizeof buf);
+    char* end = btaudit::decimal::put(buf, v);
+    if (std::string(buf, end) != want || *end != '#') BOOST_TEST(std::string(buf, end) == want, "put, value " << want);
+    if (v < 100'000'000) continue;
+    std::memset(buf, '#', sizeof buf);
+    end = btaudit::decimal::put_large(buf, v);
+    if (std::string(buf, end) != want || *end != '#')
+      BOOST_TEST(std::string(buf, end) == want, "put_large, value " << want);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(length_counts_digits_at_every_power_of_ten) {
   BOOST_TEST(btaudit::decimal::length(0) == 1);
   std::uint64_t p = 1;
