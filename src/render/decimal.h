@@ -69,8 +69,9 @@ inline char* put_eight(char* p, std::uint32_t v) {
 }
 }  // namespace detail
 
-// Values of 10^8 and more (below).
-[[gnu::noinline]] inline char* put_large(char* p, std::uint64_t v);
+// Values of 10^8 and more (decimal.cpp): out of line, so that put() stays a leaf that saves
+// no registers.
+char* put_large(char* p, std::uint64_t v);
 
 // Writes the digits of v at p (at most 20 bytes) and returns the end. Nearly every number
 // of a report (offsets, sizes, line and trace numbers) is below 10^8: those are written
@@ -99,22 +100,6 @@ inline char* put(char* p, std::uint64_t v) {
   detail::put_pair(p, mid);
   detail::put_four(p + 2, low - mid * 10'000);
   return p + 6;
-}
-
-// v >= 10^8: the last eight digits, and before them the rest (below 10^8 for a value below
-// 10^16, else split once more), each eight-digit group from 32-bit arithmetic. Out of
-// line, so that put() stays a leaf that saves no registers.
-[[gnu::noinline]] inline char* put_large(char* p, std::uint64_t v) {
-  const std::uint64_t high = v / 100'000'000;
-  const auto low = static_cast<std::uint32_t>(v - high * 100'000'000);
-  if (high < 100'000'000) {
-    p = put(p, high);
-  } else {
-    const std::uint64_t top = high / 100'000'000;  // at most 1844
-    p = put(p, top);
-    p = detail::put_eight(p, static_cast<std::uint32_t>(high - top * 100'000'000));
-  }
-  return detail::put_eight(p, low);
 }
 
 // Any integer type up to 64 bits, with a '-' for a negative value (at most 21 bytes).
