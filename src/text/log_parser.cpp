@@ -98,6 +98,7 @@ LogParser::LogParser(std::string path, Sink sink, ParserLimits limits)
 
 void LogParser::keep_text(const ReportBuilder& b, ReportText& text, const CleanLine& line, const LineScan& seen) const {
   if (text.stopped || line.foreign || text.lines.size() >= limits_.max_text_lines) return;
+  if (text.timestamped && !line.had_timestamp) return;
   const std::string_view s = line.text;
   if (b.caller_kind() && line.caller_kind && (line.caller_kind != b.caller_kind() || line.caller_id != b.caller_id())) {
     // Another context's line, unless the report asked all CPUs for their stacks.
@@ -248,6 +249,7 @@ void LogParser::start(const StartMarker& marker, const CleanLine& line) {
   soft_.reset();
   open_.emplace(path_, marker, line, first, ReportLimits{.max_frames = limits_.max_frames});
   open_text_ = ReportText{};
+  open_text_.timestamped = line.had_timestamp;
 }
 
 void LogParser::feed(std::string_view raw, const char* readable_end) {
@@ -263,6 +265,7 @@ void LogParser::feed(std::string_view raw, const char* readable_end) {
   if (!parallel_.empty() && route_parallel(line, seen)) return;
   const bool had_trailing = trailing_.has_value();
   route(line, seen);
+  kernel_seen_ = kernel_seen_ || line.had_timestamp || line.caller_kind;
   if (cut && open_) open_->note_cut_line(limits_.max_line_bytes);
   // Whatever the line did, the report it now belongs to keeps it for the title rules.
   if (open_)
@@ -283,6 +286,12 @@ void LogParser::route(const CleanLine& line, const LineScan& seen) {
     // A start word in a line that is not the kernel's (no timestamp, no caller id) while a
     // report with caller ids is open: user space echoing the kernel, not a new report.
     if (marker && open_ && open_->caller_kind() && !line.caller_kind && !line.had_timestamp) marker.reset();
+    // The decompressor's last line (arch/x86/boot/compressed/misc.c): older kernels print
+    // "Booting the kernel.", a reboot wherever it stands (syzkaller's header); later ones (6.14's
+    // misc.c) "Booting the kernel (entry_offset: 0x...).", which syzkaller's header does not match
+    // and which is taken for a reboot only once a kernel line was read: a log that opens with a
+    // boot shows no reboot.
+    if (marker && !kernel_seen_ && marker->header.starts_with("Booting the kernel (")) marker.reset();
     if (marker) marker_ = *marker;
     if (marker) {
       switch (marker->join) {
@@ -291,7 +300,9 @@ void LogParser::route(const CleanLine& line, const LineScan& seen) {
           if (open_) open_->add_line(line);
           return;
         case JoinPolicy::FollowUp:
-          if (open_ && (!open_->has_frames() || open_->report().kind == ReportKind::Other)) {
+          // A follow-up comes between a header and its trace: once the open report has printed
+          // its "Call Trace:", a follow-up header is another report (another CPU's oops).
+          if (open_ && !open_->in_trace() && (!open_->has_frames() || open_->report().kind == ReportKind::Other)) {
             open_->add_follow_up(*marker, line);
             return;
           }

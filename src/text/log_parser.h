@@ -40,6 +40,10 @@ struct ReportText {
   std::vector<std::shared_ptr<const std::string>> pins;
   bool other_cpus = false;  // "Sending NMI from CPU": other CPUs' backtraces belong to the report
   bool stopped = false;     // a panic or lockdep banner after enough lines: the rest is a consequence
+  // The report's first line carried a console timestamp: lines without one (user space on a
+  // shared console, a fuzzer's program listing) are not the kernel's and are not kept, as
+  // syzkaller keeps only lines of the report's console context (linux.go, findReport).
+  bool timestamped = false;
 };
 
 class LogParser {
@@ -114,6 +118,9 @@ class LogParser {
   std::vector<Parallel> parallel_;
   BootFacts boot_;
   bool bare_prefixes_ = false;  // the log's prefixes come without a separator (line_cleaner.h)
+  // A line with a console timestamp or caller id has been read: a kernel has been running, so
+  // the boot decompressor's "Booting the kernel" is a reboot, not the log's own first boot.
+  bool kernel_seen_ = false;
   std::vector<Report> boot_reports_;
   std::shared_ptr<const std::string> storage_;  // of the lines being fed (set_storage), if any
 };

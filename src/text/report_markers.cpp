@@ -355,6 +355,11 @@ bool is_benign_start(std::string_view s) {
       if (s.starts_with("fatal error: "))
         return scan::contains(s, "ALSA") || s.starts_with("fatal error: cannot create timer");
       return false;
+    case 'g':
+      // x86's show_signal() for a user-space fault: "<comm>[<pid>] general protection fault
+      // ip:.. sp:.. error:.. in <vma>" (arch/x86/kernel/traps.c); the kernel's own is
+      // "general protection fault: 0000 [#1]" or "..., probably for non-canonical address".
+      return s.starts_with("general protection fault ip:");
     case 'O':
       // An oops line always counts its oopses ("Oops: 0000 [#1] SMP"); drivers print
       // "Oops: efitime: can't read time!" and the like as plain messages.
@@ -522,24 +527,52 @@ std::optional<StartMarker> match_rules(std::string_view s) { return btaudit::mat
 
 std::span<const std::string_view> embeddable_words() { return kEmbeddable; }
 
+namespace {
+
+// Filesystems that print "WARNING:" inside their own messages: "EXT4-fs (sda1): warning: ...",
+// "EXT4-fs warning (device loop0): ...", "XFS (loop4): WARNING: Reset corrupted AGFL ..."
+// (fs/ext4/super.c __ext4_msg/__ext4_warning, fs/xfs/xfs_message.c). No report starts there
+// (syzkaller's WARNING suppressions, pkg/report/linux.go: `EXT4-[Ff][Ss](?: \(.*\))?:`,
+// `XFS \(\w+\): WARNING`). `before` is the line up to the marker.
+bool filesystem_message(std::string_view before, const StartMarker& m) {
+  if (!m.header.starts_with("WARNING")) return false;
+  if (scan::contains(before, "EXT4-fs") || scan::contains(before, "EXT4-FS")) return true;
+  const std::size_t xfs = before.rfind("XFS (");
+  if (xfs == std::string_view::npos) return false;
+  std::string_view rest = before.substr(xfs + 5);
+  std::size_t n = 0;
+  while (n < rest.size() && scan::is_ident(rest[n])) ++n;
+  return n > 0 && rest.substr(n) == "): ";
+}
+
+// A marker found inside a line whose earlier text says it is no report.
+std::optional<StartMarker> unless_suppressed(std::string_view text, std::optional<StartMarker> m) {
+  if (!m || m->header.data() <= text.data() || m->header.data() > text.data() + text.size()) return m;
+  const std::string_view before = text.substr(0, static_cast<std::size_t>(m->header.data() - text.data()));
+  if (filesystem_message(before, *m)) return std::nullopt;
+  return m;
+}
+
+}  // namespace
+
 // match_rules is called only when the line's first two bytes open a rule (opens_rule):
 // no rule can match another line, and the call costs more than the lookup.
 std::optional<StartMarker> match_start(std::string_view text) {
   const std::string_view s = start_words(text);
   if (s.empty()) return std::nullopt;
   if (opens_rule(s))
-    if (auto m = match_rules(s)) return m;
-  return match_embedded(s);
+    if (auto m = match_rules(s)) return unless_suppressed(text, m);
+  return unless_suppressed(text, match_embedded(s));
 }
 
 std::optional<StartMarker> match_start(std::string_view text, const LineScan& found_words) {
   const std::string_view s = start_words(text);
   if (s.empty()) return std::nullopt;
   if (opens_rule(s))
-    if (auto m = match_rules(s)) return m;
+    if (auto m = match_rules(s)) return unless_suppressed(text, m);
   // No word start in the line (most lines): match_embedded would find nothing to try.
   if (found_words.word_count == 0 && !found_words.more_words) return std::nullopt;
-  return match_embedded(s, text, found_words);
+  return unless_suppressed(text, match_embedded(s, text, found_words));
 }
 
 EndMarker match_end(std::string_view text) {

@@ -345,4 +345,113 @@ BOOST_AUTO_TEST_CASE(windowed_parse_equals_feeding_line_by_line) {
   }
 }
 
+// Console prefixes a kernel line comes with: the report rules below hold under each.
+std::vector<std::string> kernel_prefixes() {
+  return {"[   95.884027] ", "[   95.884027][ T1824] ", "[   95.884027][    C1] ", "<4>[   95.884027] "};
+}
+
+BOOST_AUTO_TEST_CASE(a_follow_up_header_after_the_trace_began_is_another_report) {
+  // Follow-ups ("Oops:", "general protection fault:" after "BUG: unable to handle") come between
+  // a header and its trace; after "Call Trace:" another CPU's oops is starting (syzkaller 142).
+  const std::vector<std::string> follow_ups = {"general protection fault: 0000 [#1] SMP KASAN",
+                                               "Oops: 0000 [#1] PREEMPT SMP", "invalid opcode: 0000 [#1] SMP",
+                                               "divide error: 0000 [#1] SMP", "stack segment: 0000 [#1] SMP"};
+  for (const auto& p : {std::string("[   95.884027] "), std::string("<4>[   95.884027] "), std::string()}) {
+    for (const auto& f : follow_ups) {
+      BOOST_TEST_CONTEXT("prefix '" << p << "', follow-up '" << f << "'") {
+        const auto reports =
+            parse_log(p + "WARNING: CPU: 1 PID: 18244 at kernel/fork.c:340 __switch_to+0x10bd/0x13c0\n" + p +
+                          "CPU: 1 PID: 18244 Comm: syz-executor5 Not tainted 4.15.0-rc4+ #231\n" + p + "Call Trace:\n" +
+                          p + f + "\n" + p + "RIP: 0010:native_write_cr4+0x4/0x10\n",
+                      "t");
+        BOOST_TEST(reports.size() == 2u);
+        // Before the trace the same header still joins the report it follows.
+        const auto joined_reports =
+            parse_log(p + "BUG: unable to handle kernel NULL pointer dereference at 0000000000000010\n" + p + f + "\n" +
+                          p + "RIP: 0010:native_write_cr4+0x4/0x10\n",
+                      "t");
+        BOOST_TEST(joined_reports.size() == 1u);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(lines_without_a_timestamp_are_not_a_timestamped_reports_text) {
+  // A fuzzer's program listing or user space on the same serial console: not the kernel's
+  // (syzkaller keeps the lines of the report's console context; report 158).
+  const std::vector<std::string> foreign = {
+      "2017/08/31 09:09:03 executing program 2:",
+      "mmap(&(0x7f0000000000/0xfff000)=nil, 0xfff000, 0x3, 0x32, 0xffffffffffffffff, 0x0)",
+      "r3 = socket$inet(0x2, 0x2, 0x0)"};
+  for (const auto& p : kernel_prefixes()) {
+    BOOST_TEST_CONTEXT("prefix '" << p << "'") {
+      std::string log = p + "WARNING: CPU: 0 PID: 28200 at lib/refcount.c:152 refcount_inc+0x47/0x50\n";
+      for (int i = 0; i < 8; ++i) log += foreign[static_cast<std::size_t>(i) % foreign.size()] + "\n";
+      log += p + "Call Trace:\n" + p + " dev_activate+0x7d3/0xaa0\n";
+      const auto reports = parse_log(log, "t");
+      BOOST_REQUIRE_GE(reports.size(), 1u);
+      const std::string text = joined(reports[0]);
+      BOOST_TEST(text.find("executing program") == std::string::npos);
+      BOOST_TEST(text.find("socket$inet") == std::string::npos);
+      BOOST_TEST(text.find("dev_activate+0x7d3/0xaa0") != std::string::npos);
+    }
+  }
+  // Without timestamps every line is the console's: all are kept.
+  const auto bare =
+      parse_log("WARNING: CPU: 0 PID: 1 at lib/refcount.c:152 refcount_inc+0x47/0x50\nsome line\nCall Trace:\n", "t");
+  BOOST_REQUIRE_EQUAL(bare.size(), 1u);
+  BOOST_TEST(joined(bare[0]).find("some line") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(filesystem_messages_holding_warning_start_no_report) {
+  const std::vector<std::string> lines = {
+      "XFS (loop4): WARNING: Reset corrupted AGFL on AG 0. 1 blocks leaked. Please unmount and run xfs_repair.",
+      "XFS (sda1): WARNING: something", "EXT4-fs (loop0): WARNING: mounting fs with errors, running e2fsck",
+      "EXT4-fs warning (device sda1): ext4_dx_add_entry: WARNING: directory index full", "EXT4-FS (loop2): WARNING: x"};
+  for (const auto& p : kernel_prefixes())
+    for (const auto& l : lines) BOOST_TEST_CONTEXT("'" << p << l << "'") {
+        BOOST_TEST(parse_log(p + l + "\n", "t").empty());
+      }
+  // The kernel's own WARNING still starts one, whatever came before it on the line.
+  BOOST_TEST(parse_log("[    1.0] WARNING: CPU: 0 PID: 1 at fs/xfs/xfs_alloc.c:10 xfs_alloc+0x1/0x2\n", "t").size() ==
+             1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_user_space_general_protection_fault_is_no_report) {
+  // arch/x86/kernel/traps.c show_signal(): "<comm>[<pid>] general protection fault ip:.. sp:.. error:..".
+  const std::vector<std::string> user = {
+      "traps: syz-executor229[3615] general protection fault ip:7feb96eb56a1 sp:20000fd0 error:0 in "
+      "syz-executor2295634012[7feb96e75000+84000]",
+      "traps: a.out[1] general protection fault ip:401000 sp:7ffd1c2c0f00 error:0",
+      "syzkaller login: [   36.852785][ T3615] traps: x[3615] general protection fault ip:1 sp:2 error:0 in x[1+2]"};
+  for (const auto& p : kernel_prefixes())
+    for (const auto& l : user) BOOST_TEST_CONTEXT("'" << p << l << "'") {
+        BOOST_TEST(parse_log(p + l + "\n", "t").empty());
+      }
+  const std::vector<std::string> kernel = {"general protection fault: 0000 [#1] PREEMPT SMP KASAN",
+                                           "general protection fault, probably for non-canonical address "
+                                           "0xdffffc0000000001: 0000 [#1] PREEMPT SMP KASAN"};
+  for (const auto& p : kernel_prefixes())
+    for (const auto& l : kernel) BOOST_TEST_CONTEXT("'" << p << l << "'") {
+        BOOST_TEST(parse_log(p + l + "\n", "t").size() == 1u);
+      }
+}
+
+BOOST_AUTO_TEST_CASE(a_log_that_opens_with_a_boot_shows_no_reboot) {
+  const std::string decompressor = "Decompressing Linux... Parsing ELF... Performing relocations... done.\n";
+  const std::string modern = "Booting the kernel (entry_offset: 0x0000000000000000).\n";
+  const std::string kernel_line = "[    0.000000] Linux version 6.8.0 (gcc) #1 SMP\n";
+  // 6.x's banner before any kernel line: the log's own first boot (syzkaller report 724).
+  BOOST_TEST(parse_log(decompressor + modern + kernel_line, "t").empty());
+  // After a running kernel's lines it is a reboot.
+  const auto rebooted = parse_log("[  100.000000] foo: bar\n" + decompressor + modern + kernel_line, "t");
+  BOOST_REQUIRE_EQUAL(rebooted.size(), 1u);
+  BOOST_TEST(rebooted[0].header.starts_with("Booting the kernel"));
+  // The older banner is a reboot wherever it stands, as syzkaller's header has it (report 127).
+  BOOST_TEST(
+      parse_log("tkill(r8, 0x13)\nDecompressing Linux... Parsing ELF... done.\nBooting the kernel.\n" + kernel_line,
+                "t")
+          .size() == 1u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
