@@ -597,6 +597,27 @@ bool holds_all(std::string_view line, const std::vector<std::string_view>& words
   return true;
 }
 
+// The longest text a title's task name may add to its line when it holds line breaks
+// (syzkaller's {{TASK}}: `[\s\S]{0,100}?`).
+constexpr std::size_t kMaxJoinedName = 100;
+
+// Whether f's first title pattern matches lines[li] joined by '\n' with the next lines (up to
+// f.spans_lines of them, adding at most kMaxJoinedName bytes): a task name holding line
+// breaks ("INFO: task \xff\n\xfe:18088 blocked for more than 143 seconds."). The joined text
+// is kept in `joined`, which the captures view.
+bool match_joined(const Format& f, const std::vector<std::string_view>& others, const Lines& lines, std::size_t li,
+                  std::string& joined, Caps& caps) {
+  joined.assign(lines[li]);
+  for (int k = 1; k <= f.spans_lines && li + static_cast<std::size_t>(k) < lines.size(); ++k) {
+    if (joined.size() - lines[li].size() >= kMaxJoinedName) break;  // the lines joined so far are all name
+    joined.push_back('\n');
+    joined.append(lines[li + static_cast<std::size_t>(k)]);
+    if (holds_all(joined, others) && find_pattern(f.title.front(), joined, &caps)) return true;
+    caps.clear();
+  }
+  return false;
+}
+
 // A header line is tested against every suppress pattern of its family (a dozen for
 // WARNING:): the pattern runs only on a line holding all of its literal words.
 bool suppressed(const Family& fam, std::string_view line) {
@@ -678,6 +699,7 @@ std::optional<RuleTitle> title_from_rules(const Lines& lines) {
   // A format is tried on a line only when the line holds its literal words (family_filter).
   const FamilyFilter& filter = family_filter(*fam);
   std::vector<char> line_has(filter.literals.size());
+  std::string joined;  // a title line joined with the lines after it (match_joined); captures view it
   std::optional<RuleTitle> best;
   for (std::size_t li = start; li < lines.size() && !best; ++li) {
     bool matched_here = false;
@@ -692,10 +714,13 @@ std::optional<RuleTitle> title_from_rules(const Lines& lines) {
     for (std::size_t fi = 0; fi < fam->formats.size(); ++fi) {
       const Format& f = fam->formats[fi];
       if (best) break;
-      if (!line_has[filter.formats[fi].literal] || !holds_all(lines[li], filter.formats[fi].others)) continue;
+      if (!line_has[filter.formats[fi].literal]) continue;
       // The first title pattern is matched here, once; the others follow on later lines.
       Caps tcaps;
-      if (!find_pattern(f.title.front(), lines[li], &tcaps)) continue;
+      if (!holds_all(lines[li], filter.formats[fi].others) || !find_pattern(f.title.front(), lines[li], &tcaps)) {
+        tcaps.clear();
+        if (f.spans_lines == 0 || !match_joined(f, filter.formats[fi].others, lines, li, joined, tcaps)) continue;
+      }
       if (f.title.size() > 1 && !match_lines(std::span(f.title).subspan(1), lines, li + 1, tcaps)) continue;
       matched_here = true;
       Caps caps = tcaps;

@@ -34,6 +34,13 @@ Format stacked(std::vector<std::string_view> title, std::string_view fmt, StackR
   return Format{std::move(title), std::move(report), fmt, true, std::move(stack), false};
 }
 
+// A format whose title names a task: a name of TASK_COMM_LEN - 1 = 15 bytes holds at most 15
+// line breaks (the engine also bounds the joined text, as syzkaller bounds the name at 100 bytes).
+Format naming_task(Format f) {
+  f.spans_lines = 15;
+  return f;
+}
+
 std::vector<Family> build() {
   std::vector<Family> f;
   f.push_back(
@@ -236,13 +243,13 @@ std::vector<Family> build() {
                    call_trace({"stack", "lock", "IRQ"})),
            stacked({"INFO: suspicious RCU usage"}, "INFO: suspicious RCU usage in $2",
                    call_trace({"rcu", "kmem", "slab"}), {"INFO: suspicious RCU usage", "{S}"}),
-           stacked({"INFO: task * blocked for more than {D} seconds"}, "INFO: task hung in $1",
-                   call_trace({}, Extractor::Hang)),
+           naming_task(stacked({"INFO: task * blocked for more than {D} seconds"}, "INFO: task hung in $1",
+                               call_trace({}, Extractor::Hang))),
            // "blocked in I/O wait" is the wording of kernels that tell I/O waits apart (hung_task.c).
-           stacked({"INFO: task * blocked in I/O wait for more than {D} seconds"}, "INFO: task hung in $1",
-                   call_trace({}, Extractor::Hang)),
-           stacked({"INFO: task * can't die for more than * seconds"}, "INFO: task can't die in $1",
-                   call_trace({"schedule"})),
+           naming_task(stacked({"INFO: task * blocked in I/O wait for more than {D} seconds"}, "INFO: task hung in $1",
+                               call_trace({}, Extractor::Hang))),
+           naming_task(stacked({"INFO: task * can't die for more than * seconds"}, "INFO: task can't die in $1",
+                               call_trace({"schedule"}))),
            // Old KASAN reports cut short leave only SLUB's object history.
            plain({"INFO: {C:Freed|Allocated} in {R}"}, "INFO: $1 in $2", true),
            plain({"INFO:{E}"}, "INFO: corrupted", true),

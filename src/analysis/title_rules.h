@@ -43,6 +43,10 @@ struct Format {
   bool has_stack = false;
   StackRecipe stack;
   bool corrupted = false;  // the title says the report is cut or mixed
+  // The first title pattern may also match the line joined with up to this many following
+  // lines by '\n': a task name (comm, printed with %s) can hold line breaks, which the console
+  // prints as lines of their own (syzkaller's {{TASK}} is `[\s\S]{0,100}?`, pkg/report/report.go).
+  int spans_lines = 0;
 };
 
 struct Family {

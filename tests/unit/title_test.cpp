@@ -283,4 +283,42 @@ BOOST_AUTO_TEST_CASE(faults_passed_matches_the_whole_report_bound) {
   BOOST_TEST(with_fault > 10000);
 }
 
+BOOST_AUTO_TEST_CASE(a_task_name_holding_line_breaks_still_titles_the_hang) {
+  // comm is printed with %s: a name set through prctl(PR_SET_NAME) may hold '\n', and the
+  // console prints each piece as a line of its own (syzkaller report 1001).
+  std::mt19937 rng(1001);
+  const std::string bytes = "\xff\xfe\x80 !:a0_-";
+  for (int round = 0; round < 300; ++round) {
+    const int breaks = 1 + static_cast<int>(rng() % 15);  // TASK_COMM_LEN - 1 bytes at most
+    std::string name;
+    for (int b = 0; b < breaks; ++b) name += std::string(1, bytes[rng() % bytes.size()]) + "\n";
+    name += bytes[rng() % bytes.size()];
+    const bool io_wait = rng() % 2 == 0;
+    // Each piece of the message gets the console prefix of its own line.
+    std::string message =
+        "INFO: task " + name + ":18088 blocked " + (io_wait ? "in I/O wait " : "") + "for more than 143 seconds.";
+    std::string log;
+    std::size_t at = 0;
+    for (std::size_t nl = message.find('\n'); nl != std::string::npos; at = nl + 1, nl = message.find('\n', at))
+      log += "[ 1052.080846][   T41] " + message.substr(at, nl - at) + "\n";
+    log += "[ 1052.080846][   T41] " + message.substr(at) + "\n";
+    log +=
+        "[ 1052.189780][   T41] Call Trace:\n"
+        "[ 1052.199981][   T41]  <TASK>\n"
+        "[ 1052.211420][   T41]  __schedule+0x10e9/0x6820\n"
+        "[ 1052.227703][   T41]  schedule+0xdd/0x390\n"
+        "[ 1052.258119][   T41]  schedule_timeout+0x1b2/0x280\n"
+        "[ 1052.456896][   T41]  p9_fd_close+0x299/0x5a0\n"
+        "[ 1052.458482][   T41]  p9_client_create+0x678/0xd40\n";
+    BOOST_TEST_CONTEXT("breaks " << breaks << ", log:\n" << log) {
+      BOOST_TEST(first_title(log) == "INFO: task hung in p9_fd_close");
+    }
+  }
+  // A name is at most 100 bytes of the joined lines: a "blocked" line far below is no part of it.
+  std::string far = "[ 1.0] INFO: task x\n";
+  for (int i = 0; i < 8; ++i) far += "[ 1.0] " + std::string(20, 'y') + "\n";
+  far += "[ 1.0] :1 blocked for more than 1 seconds.\n[ 1.0] Call Trace:\n[ 1.0]  p9_fd_close+0x299/0x5a0\n";
+  BOOST_TEST(first_title(far) != "INFO: task hung in p9_fd_close");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
