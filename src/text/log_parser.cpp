@@ -236,6 +236,20 @@ void LogParser::close_open() {
 
 void LogParser::start(const StartMarker& marker, const CleanLine& line) {
   flush_trailing();
+  // A one-line report right before a "cut here" banner is the message of the warning that
+  // follows: x86's WARN(cond, fmt) printed its text before the banner (__WARN_printf, 4.x), and
+  // code that prints a line then calls WARN_ON() ("WARNING: strange, CPU MTRRs all blank?",
+  // mtrr/cleanup.c) reads the same. syzkaller's report spans both lines too.
+  std::optional<ReportText> message;
+  std::uint32_t message_line = 0;
+  if (open_ && soft_ && soft_->cut_here && !open_->has_frames() && open_->caller_kind() == line.caller_kind &&
+      open_->caller_id() == line.caller_id && open_->report().input.first_line + 1 == soft_->line &&
+      open_->last_line() == open_->report().input.first_line && line.number - soft_->line <= limits_.soft_window) {
+    message_line = open_->report().input.first_line;
+    message = std::move(open_text_);
+    open_text_ = ReportText{};
+    open_.reset();
+  }
   close_open();
   if (closed_ && cuts_text(*closed_, marker)) flush_closed();
   if (closed_) {
@@ -247,9 +261,14 @@ void LogParser::start(const StartMarker& marker, const CleanLine& line) {
   std::uint32_t first = line.number;
   if (soft_ && line.number - soft_->line <= limits_.soft_window) first = soft_->line;
   soft_.reset();
+  if (message) first = message_line;
   open_.emplace(path_, marker, line, first, ReportLimits{.max_frames = limits_.max_frames});
-  open_text_ = ReportText{};
-  open_text_.timestamped = line.had_timestamp;
+  if (message) {
+    open_text_ = std::move(*message);
+  } else {
+    open_text_ = ReportText{};
+    open_text_.timestamped = line.had_timestamp;
+  }
 }
 
 void LogParser::feed(std::string_view raw, const char* readable_end) {
@@ -296,7 +315,7 @@ void LogParser::route(const CleanLine& line, const LineScan& seen) {
     if (marker) {
       switch (marker->join) {
         case JoinPolicy::Soft:
-          soft_ = SoftBanner{line.number};
+          soft_ = SoftBanner{line.number, marker->header.find("cut here") != std::string_view::npos};
           if (open_) open_->add_line(line);
           return;
         case JoinPolicy::FollowUp:

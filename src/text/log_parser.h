@@ -66,6 +66,7 @@ class LogParser {
  private:
   struct SoftBanner {
     std::uint32_t line = 0;
+    bool cut_here = false;  // WARN's "------------[ cut here ]------------", not a sanitizer's "=====" rule
   };
   void route(const CleanLine& line, const LineScan& seen);
   void flush_trailing();

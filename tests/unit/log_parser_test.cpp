@@ -454,4 +454,57 @@ BOOST_AUTO_TEST_CASE(a_log_that_opens_with_a_boot_shows_no_reboot) {
           .size() == 1u);
 }
 
+BOOST_AUTO_TEST_CASE(alsa_messages_holding_bug_start_no_report) {
+  // snd_printk's "ALSA <file>:<line>: " prefix (sound/core/misc.c) before pcm_lib.c's xrun text.
+  const std::vector<std::string> lines = {
+      "ALSA sound/core/pcm_lib.c:154: BUG: stream = 1, pos = 0x1138, buffer size = 0x1138, period size = 0x44e",
+      "ALSA sound/core/pcm_lib.c:1234: BUG: stream = 0, pos = 0x0",
+      "ALSA /build/sound/pci/hda/hda_codec.c:9: WARNING: something"};
+  for (const auto& p : kernel_prefixes())
+    for (const auto& l : lines) BOOST_TEST_CONTEXT("'" << p << l << "'") {
+        BOOST_TEST(parse_log(p + l + "\n", "t").empty());
+      }
+  // Without the file:line shape the prefix is no ALSA message.
+  BOOST_TEST(
+      parse_log("[ 1.0] ALSA says: BUG: unable to handle kernel paging request at 0000000000000010\n", "t").size() ==
+      1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_one_line_report_before_cut_here_is_the_warnings_message) {
+  // mtrr/cleanup.c prints "WARNING: strange, CPU MTRRs all blank?" and then WARN_ON(1); 4.x x86
+  // WARN(cond, fmt) printed its message before the banner (fs/dcache.c's "BUG: Dentry ... still in use").
+  const std::vector<std::string> messages = {
+      "WARNING: strange, CPU MTRRs all blank?",
+      "BUG: Dentry ffff888119d8a000{i=0,n=.index}  still in use (1) [unmount of ramfs ramfs]"};
+  for (const auto& p : kernel_prefixes()) {
+    for (const auto& m : messages) {
+      BOOST_TEST_CONTEXT("'" << p << m << "'") {
+        const std::string log = p + m + "\n" + p + "------------[ cut here ]------------\n" + p +
+                                "WARNING: CPU: 0 PID: 367 at fs/dcache.c:1616 umount_check+0x18d/0x1d0\n" + p +
+                                "Call Trace:\n" + p + " d_walk+0x1/0x2\n";
+        const auto reports = parse_log(log, "t");
+        BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+        BOOST_TEST(reports[0].input.first_line == 1u);
+        BOOST_TEST(reports[0].frames.size() == 1u);
+        BOOST_TEST(joined(reports[0]).find(m) == 0u);
+      }
+    }
+  }
+  // A sanitizer's "=====" rule is no WARN banner: a one-line report before it stays its own.
+  const auto apart = parse_log(
+      "[ 72.1] INFO: rcu_sched detected expedited stalls on CPUs/tasks: {\n"
+      "[ 72.2] =====================================================\n"
+      "[ 72.3] BUG: KMSAN: uninit-value in __perf_event_task_sched_in+0x2b6/0xca0\n"
+      "[ 72.4]  __perf_event_task_sched_in+0x2b6/0xca0\n",
+      "t");
+  BOOST_TEST(apart.size() == 2u);
+  // Another context's line is no message of this warning.
+  const auto other = parse_log(
+      "[ 1.0][ T1] WARNING: strange, CPU MTRRs all blank?\n"
+      "[ 1.1][ T2] ------------[ cut here ]------------\n"
+      "[ 1.2][ T2] WARNING: CPU: 0 PID: 2 at fs/dcache.c:1616 umount_check+0x18d/0x1d0\n",
+      "t");
+  BOOST_TEST(other.size() == 2u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
