@@ -545,25 +545,11 @@ bool filesystem_message(std::string_view before, const StartMarker& m) {
   return n > 0 && rest.substr(n) == "): ";
 }
 
-// ALSA's own messages: snd_printk() and its debug forms put "ALSA <file>:<line>: " before the text
-// (sound/core/misc.c, 2.6 to 5.x), which may say "BUG: stream = 1, pos = 0x1138, ..."
-// (sound/core/pcm_lib.c's xrun checks). `before` is the line up to the marker.
-bool alsa_message(std::string_view before) {
-  const std::size_t at = before.rfind("ALSA ");
-  if (at == std::string_view::npos || !before.ends_with(": ")) return false;
-  std::string_view where = before.substr(at + 5, before.size() - at - 7);  // "<file>:<line>"
-  const std::size_t colon = where.rfind(':');
-  if (colon == std::string_view::npos || colon == 0 || colon + 1 == where.size()) return false;
-  for (const char c : where.substr(colon + 1))
-    if (c < '0' || c > '9') return false;
-  return where.find(' ') == std::string_view::npos;
-}
-
 // A marker found inside a line whose earlier text says it is no report.
 std::optional<StartMarker> unless_suppressed(std::string_view text, std::optional<StartMarker> m) {
   if (!m || m->header.data() <= text.data() || m->header.data() > text.data() + text.size()) return m;
   const std::string_view before = text.substr(0, static_cast<std::size_t>(m->header.data() - text.data()));
-  if (filesystem_message(before, *m) || alsa_message(before)) return std::nullopt;
+  if (filesystem_message(before, *m)) return std::nullopt;
   return m;
 }
 

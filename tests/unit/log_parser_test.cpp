@@ -454,22 +454,6 @@ BOOST_AUTO_TEST_CASE(a_log_that_opens_with_a_boot_shows_no_reboot) {
           .size() == 1u);
 }
 
-BOOST_AUTO_TEST_CASE(alsa_messages_holding_bug_start_no_report) {
-  // snd_printk's "ALSA <file>:<line>: " prefix (sound/core/misc.c) before pcm_lib.c's xrun text.
-  const std::vector<std::string> lines = {
-      "ALSA sound/core/pcm_lib.c:154: BUG: stream = 1, pos = 0x1138, buffer size = 0x1138, period size = 0x44e",
-      "ALSA sound/core/pcm_lib.c:1234: BUG: stream = 0, pos = 0x0",
-      "ALSA /build/sound/pci/hda/hda_codec.c:9: WARNING: something"};
-  for (const auto& p : kernel_prefixes())
-    for (const auto& l : lines) BOOST_TEST_CONTEXT("'" << p << l << "'") {
-        BOOST_TEST(parse_log(p + l + "\n", "t").empty());
-      }
-  // Without the file:line shape the prefix is no ALSA message.
-  BOOST_TEST(
-      parse_log("[ 1.0] ALSA says: BUG: unable to handle kernel paging request at 0000000000000010\n", "t").size() ==
-      1u);
-}
-
 BOOST_AUTO_TEST_CASE(a_one_line_report_before_cut_here_is_the_warnings_message) {
   // mtrr/cleanup.c prints "WARNING: strange, CPU MTRRs all blank?" and then WARN_ON(1); 4.x x86
   // WARN(cond, fmt) printed its message before the banner (fs/dcache.c's "BUG: Dentry ... still in use").
@@ -505,6 +489,38 @@ BOOST_AUTO_TEST_CASE(a_one_line_report_before_cut_here_is_the_warnings_message) 
       "[ 1.2][ T2] WARNING: CPU: 0 PID: 2 at fs/dcache.c:1616 umount_check+0x18d/0x1d0\n",
       "t");
   BOOST_TEST(other.size() == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(untimestamped_lines_inside_a_timestamped_report_are_not_its_silence) {
+  // decodecode's disassembly after "Code:" (lkp-tests' dmesg fixtures), or user space on the
+  // console: not the kernel's lines, so they neither end the trace nor close the report.
+  std::string decode = "All code\n========\n";
+  for (int i = 0; i < 40; ++i) decode += "   " + std::to_string(i) + ":\t48 f7 fe             \tidiv   %rsi\n";
+  decode += "\nCode starting with the faulting instruction\n===========================================\n";
+  for (const auto& p : kernel_prefixes()) {
+    BOOST_TEST_CONTEXT("prefix '" << p << "'") {
+      const std::string log = p + "BUG: sleeping function called from invalid context at arch/x86/mm/fault.c:1351\n" +
+                              p + "Call Trace:\n" + p + " dump_stack+0x7d/0xa3\n" + p +
+                              " asm_exc_page_fault+0x1b/0x20\n" + p + "RIP: 0010:kasan_record_aux_stack+0x64/0x74\n" +
+                              p + "Code: 48 f7 fe 8b 47 24 <8b> 40 08\n" + decode + p +
+                              "RSP: 0000:ffff88811f29fce8 EFLAGS: 00010046\n" + p + " ? sem_more_checks+0x6c/0x6c\n" +
+                              p + " call_rcu+0xbe/0x96f\n";
+      const auto reports = parse_log(log, "t");
+      BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+      BOOST_TEST(reports[0].frames.size() == 4u);
+    }
+  }
+  // A paste that wrapped a long "Modules linked in:" line: the continuation is still read.
+  const auto wrapped = parse_log(
+      "[110417.280426] WARNING: at mm/page_alloc.c:2204 __alloc_pages_nodemask+0x231/0x8f0()\n"
+      "[110417.280431] Modules linked in: vfat fat usb_storage\n"
+      "joydev parport snd_timer\n"
+      "[110417.280525] Pid: 3, comm: ksoftirqd/0 Not tainted 3.3.7-1.fc16.x86_64 #1\n"
+      "[110417.280528] Call Trace:\n"
+      "[110417.280535]  [<ffffffff81057adf>] warn_slowpath_common+0x7f/0xc0\n",
+      "t");
+  BOOST_REQUIRE_EQUAL(wrapped.size(), 1u);
+  BOOST_TEST(wrapped[0].modules.size() == 6u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
