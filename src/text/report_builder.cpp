@@ -175,6 +175,7 @@ ReportBuilder::ReportBuilder(std::string path, const StartMarker& start, const C
   report_.input.last_line = line.number;
   caller_kind_ = line.caller_kind;
   caller_id_ = line.caller_id;
+  timestamped_ = line.had_timestamp;
   if (start.kind == ReportKind::Warning) parse_warning_header(start.header);
   parse_task_line(start.header);
   parse_hung_task_header(start.header);
@@ -760,6 +761,11 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
   // Another program's line (syslog, a console shared with user space) says nothing of whether
   // the kernel has finished this report: it is not counted as an unrelated kernel line.
   if (line.foreign) return Effect::Ignored;
+  // A timestamped report's lines all carry the console's timestamp: a line without one is not
+  // the kernel's (decodecode's disassembly after "Code:", user space sharing the console) and
+  // says nothing of the report, not even that it ended; unless it continues a "Modules linked
+  // in:" list that a paste wrapped.
+  if (timestamped_ && !line.had_timestamp && !modules_may_continue_) return Effect::Ignored;
   if (caller_kind_ && line.caller_kind && (line.caller_kind != caller_kind_ || line.caller_id != caller_id_)) {
     ++idle_;  // another context's output interleaved with ours: leave it out
     return Effect::Ignored;

@@ -84,6 +84,7 @@ class ReportBuilder {
   std::uint32_t first_trace_line_ = 0;
   bool modules_may_continue_ = false;  // the last line was a "Modules linked in:" list that may wrap
   bool line_had_timestamp_ = false;    // of the line being added
+  bool timestamped_ = false;           // the report's start line had a console timestamp
   bool modules_timestamped_ = false;   // the "Modules linked in:" line had a timestamp
   bool last_break_next_ = false;       // s390: the next frame-shaped line is the last breaking event
   TraceText trace_;                    // the trace line being read, reused from line to line

@@ -142,6 +142,51 @@ bool looks_like_source(std::string_view w) {
   return path.find('.') != std::string_view::npos || path.find('/') != std::string_view::npos;
 }
 
+// scripts/decode_stacktrace.sh puts addr2line's answer where the offset was:
+// "func (path/file.c:12 path/inl.h:3 (discriminator 2)) [mod] (C)", the locations innermost
+// first (an inline chain), "(??:?)" when it found none. Reads the parenthesised group at the
+// start of `rest` into f.source (the last location: the one inside `func` itself) and leaves
+// `rest` after it; false, `rest` untouched, when the group holds no such location.
+bool parse_decoded_location(std::string_view& rest, FrameText& f) {
+  if (rest.size() < 3 || rest[0] != '(') return false;
+  int depth = 0;
+  std::size_t end = 0;
+  for (std::size_t i = 0; i < rest.size(); ++i) {
+    if (rest[i] == '(') {
+      if (++depth > 2) return false;  // a location nests one "(discriminator N)" at most
+    } else if (rest[i] == ')' && --depth == 0) {
+      end = i;
+      break;
+    }
+  }
+  if (end == 0) return false;
+  const std::string_view inside = rest.substr(1, end - 1);
+  if (inside == "??:?") {
+    rest.remove_prefix(end + 1);
+    return true;
+  }
+  std::string_view last;
+  for (std::size_t at = 0; at < inside.size();) {
+    std::size_t sp = inside.find(' ', at);
+    if (sp == std::string_view::npos) sp = inside.size();
+    const std::string_view word = inside.substr(at, sp - at);
+    if (!word.empty() && word[0] == '(') {  // "(discriminator 13)" belongs to the location before it
+      const std::size_t close = inside.find(')', at);
+      at = close == std::string_view::npos ? inside.size() : close + 1;
+      continue;
+    }
+    if (!word.empty()) {
+      if (!looks_like_source(word)) return false;
+      last = word;
+    }
+    at = sp + 1;
+  }
+  if (last.empty()) return false;
+  f.source = last;
+  rest.remove_prefix(end + 1);
+  return true;
+}
+
 void parse_suffixes(std::string_view s, FrameText& f) {
   // The words after the symbol: "[mod]", "[mod buildid]", "file.c:12", "[inline]", "(C)", "(unreliable)".
   for (int guard = 0; guard < 8; ++guard) {
@@ -398,12 +443,19 @@ bool parse_trace_text(std::string_view text, TraceText& out) {
     if (!parse_symbol_ref(from)) return no_frame();
     f.function = name;
   } else if (!name.empty() && !paren && !t.empty() && t[0] == ' ') {
-    // Symbolized inline frame without offset: " __dump_stack lib/dump_stack.c:17 [inline]".
+    // Symbolized inline frame without offset: " __dump_stack lib/dump_stack.c:17 [inline]";
+    // or decode_stacktrace.sh's " ? dump_stack (lib/dump_stack.c:122)".
     std::string_view rest = trim_left(t);
-    const std::string_view word = rest.substr(0, rest.find(' '));
-    if (!looks_like_source(word)) return no_frame();
-    f.function = name;
-    parse_suffixes(rest, f);
+    if (!rest.empty() && rest[0] == '(') {
+      if (!parse_decoded_location(rest, f)) return no_frame();
+      f.function = name;
+      parse_suffixes(rest, f);
+    } else {
+      const std::string_view word = rest.substr(0, rest.find(' '));
+      if (!looks_like_source(word)) return no_frame();
+      f.function = name;
+      parse_suffixes(rest, f);
+    }
   } else if (f.address && name.empty() && (t.empty() || is_space(t[0]))) {
     // "[<ffffffff81234567>] 0xffffffff81234567" or an address with no symbol at all.
     parse_suffixes(t, f);

@@ -3,6 +3,8 @@
 
 #include <boost/test/unit_test.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "model_printers.h"
 
@@ -199,6 +201,41 @@ BOOST_AUTO_TEST_CASE(symbolized_syzkaller_frames) {
   BOOST_TEST(*col.source == "mm/kasan/report.c:588:5");
   BOOST_TEST(!parse_trace_line(" lock(&(&host->lock)->rlock#2);").has_value());
   BOOST_TEST(!parse_trace_line(" foo bar baz").has_value());
+}
+
+BOOST_AUTO_TEST_CASE(decode_stacktrace_frames_name_the_function_and_its_location) {
+  // scripts/decode_stacktrace.sh: "$name ($code)", addr2line -i's locations innermost first,
+  // "(discriminator N)" after a location, "??:?" when addr2line knew none, then [mod] and (info).
+  const std::vector<std::pair<std::string, std::string>> locations = {
+      {"(kernel/sched/core.c:3978)", "kernel/sched/core.c:3978"},
+      {"(kernel/sched/core.c:7244 (discriminator 13))", "kernel/sched/core.c:7244"},
+      {"(include/linux/spinlock_api_smp.h:160 kernel/locking/spinlock.c:191)", "kernel/locking/spinlock.c:191"},
+      {"(arch/x86/include/asm/jump_label.h:25 include/linux/jump_label.h:200 (discriminator 1) "
+       "kernel/printk/printk.c:2499)",
+       "kernel/printk/printk.c:2499"},
+      {"(??:?)", ""}};
+  for (const std::string lead : {" ", "", "  ", " ? ", "? "}) {
+    for (const auto& [loc, source] : locations) {
+      for (const std::string tail : {"", " ", " [btrfs]", " [btrfs] (C)"}) {
+        const std::string line = lead + "rt_mutex_setprio.cold " + loc + tail;
+        BOOST_TEST_CONTEXT("'" << line << "'") {
+          auto f = frame_of(line);
+          BOOST_TEST(*f.function == "rt_mutex_setprio.cold");
+          BOOST_TEST(!f.offset.has_value());
+          BOOST_TEST(f.printed_unreliable == (lead.find('?') != std::string::npos));
+          if (source.empty())
+            BOOST_TEST(!f.source.has_value());
+          else
+            BOOST_TEST(*f.source == source);
+          BOOST_TEST(f.module.has_value() == (tail.find("btrfs") != std::string::npos));
+        }
+      }
+    }
+  }
+  // Parentheses that hold no location are no frame ("foo (bar)", lockdep's "lock(&rq->lock);").
+  for (const std::string line :
+       {" foo (bar)", " foo (bar baz)", " irq event stamp (201)", " foo (((a.c:1)))", " foo (a.c:1"})
+    BOOST_TEST_CONTEXT("'" << line << "'") { BOOST_TEST(!parse_trace_line(line).has_value()); }
 }
 
 BOOST_AUTO_TEST_CASE(lines_that_are_not_frames) {
