@@ -136,6 +136,7 @@ Report report_from_json_text(std::string_view text) {
   out.signature = std::strtoull(str(r, "signature").c_str(), nullptr, 16);
   out.rip = location_of(r, "crash_site");
   out.warn_site = location_of(r, "warn_site");
+  out.guilty_file = opt<std::string>(r, "guilty_file");
   out.kaslr_offset = opt<std::int64_t>(r, "kaslr_offset");
   out.kaslr_source = str(r, "kaslr_source");
   out.kaslr_agreeing_frames = opt<int>(r, "kaslr_agreeing_frames").value_or(0);

@@ -107,6 +107,7 @@ struct Report {
   std::optional<FrameDebugInfo> rip_debug;  // the crash site, symbolized
   std::vector<std::string> debug_warnings;  // missing or mismatched debuginfo
   std::optional<std::size_t> guilty;        // index into frames
+  std::optional<std::string> guilty_file;   // the source file the report blames (analysis/guilty_file.h)
   std::uint64_t signature = 0;
   InputSpan input;
 };

@@ -249,6 +249,7 @@ void write_report_json(JsonWriter& w, const Report& r) {
     write_frame_json(w, r.frames[*r.guilty]);
   else
     w.null();
+  w.field("guilty_file", r.guilty_file);
   w.key("crash_site");
   if (r.rip)
     write_location(w, *r.rip);

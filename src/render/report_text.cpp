@@ -118,6 +118,7 @@ std::string render_text(const Report& r, const TextStyle& style) {
   if (r.warn_site && !r.rip) out += "   warn site: " + describe(*r.warn_site) + "\n";
   out += "   guilty: ";
   out += r.guilty ? describe(r.frames[*r.guilty]) : std::string("(none)");
+  if (r.guilty_file) out += "\n   guilty file: " + *r.guilty_file;
   out += "\n   signature: " + signature_hex(r.signature) + "\n";
   if (r.panicked) out += "   the kernel panicked\n";
   if (r.kaslr_offset && r.kaslr_source.empty())

@@ -91,6 +91,19 @@ bool collects_backtraces(ReportKind k) {
   }
 }
 
+// Whether `next` repeats the header `prev` up to the function it names, `prev` naming an
+// inlined function there ("... in f file.h:12 [inline]"): a symbolizer's expansion of one header.
+// (Old KASAN headers go on after it: "... [inline] at addr ffff88004f0f1938".)
+bool inline_expansion(std::string_view prev, std::string_view next) {
+  std::size_t common = 0;
+  while (common < prev.size() && common < next.size() && prev[common] == next[common]) ++common;
+  while (common > 0 && prev[common - 1] != ' ') --common;  // back to the start of the differing word
+  if (common < 8 || common >= next.size()) return false;
+  // The differing part of `prev`: "<function> <file>:<line> [inline]", then what both go on with.
+  const std::size_t mark = prev.find(" [inline]", common);
+  return mark != std::string_view::npos && prev.substr(common, mark - common).find(':') != std::string_view::npos;
+}
+
 }  // namespace
 
 LogParser::LogParser(std::string path, Sink sink, ParserLimits limits)
@@ -392,6 +405,14 @@ void LogParser::route(const CleanLine& line, const LineScan& seen) {
         open_.reset();
         open_text_ = ReportText{};
         start(*marker, line);
+        return;
+      }
+      // A symbolizer (syzkaller's, decode_stacktrace.sh) expands the function a header names
+      // into its inline chain: "BUG: KASAN: use-after-free in ip6_dst_store include/net/ip6_fib.h:176
+      // [inline]" then "BUG: KASAN: use-after-free in tcp_v6_connect+0x1dfd/0x20f0 net/...". The
+      // repeated header is the same report's.
+      if (open_ && !open_->has_frames() && inline_expansion(open_->report().header, marker->header)) {
+        open_->add_line(line);
         return;
       }
       if (open_ && open_->in_trace() && marker->join == JoinPolicy::Standalone) {

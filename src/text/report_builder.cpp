@@ -757,6 +757,11 @@ void ReportBuilder::add_register(std::string_view name, std::uint64_t value, std
   ++registers_kept_;
 }
 
+bool ReportBuilder::trace_shaped(std::string_view text) {
+  const std::string_view s = trim(text);
+  return !s.empty() && (opens_trace(s) || parse_trace_text(text, trace_));
+}
+
 ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
   // Another program's line (syslog, a console shared with user space) says nothing of whether
   // the kernel has finished this report: it is not counted as an unrelated kernel line.
@@ -764,8 +769,8 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
   // A timestamped report's lines all carry the console's timestamp: a line without one is not
   // the kernel's (decodecode's disassembly after "Code:", user space sharing the console) and
   // says nothing of the report, not even that it ended; unless it continues a "Modules linked
-  // in:" list that a paste wrapped.
-  if (timestamped_ && !line.had_timestamp && !modules_may_continue_) return Effect::Ignored;
+  // in:" list that a paste wrapped, or is a trace line a paste kept without its timestamp.
+  if (timestamped_ && !line.had_timestamp && !modules_may_continue_ && !trace_shaped(line.text)) return Effect::Ignored;
   if (caller_kind_ && line.caller_kind && (line.caller_kind != caller_kind_ || line.caller_id != caller_id_)) {
     ++idle_;  // another context's output interleaved with ours: leave it out
     return Effect::Ignored;
@@ -851,7 +856,9 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
     if (in_trace_) non_frame_in_trace_ = 0;
     return Effect::Consumed;
   }
-  if (in_trace_ && is_hex_dump_line(s)) {
+  // Inside a trace, or the "Stack: (0x... to 0x...)" dump arm prints before its backtrace
+  // (hundreds of rows on a stack overflow): the report goes on.
+  if (is_hex_dump_line(s)) {
     touch(line.number);
     return Effect::Consumed;
   }

@@ -57,6 +57,7 @@ class ReportBuilder {
   void add_frame(const FrameText& text, std::uint32_t line);
   void apply_markers(const std::vector<StackMarker>& markers, std::uint32_t line);
   bool parse_header_field(std::string_view s, std::uint32_t line);
+  bool trace_shaped(std::string_view text);  // a "Call Trace:" line, a frame or a stack marker
   bool parse_psw_line(std::string_view s);
   bool parse_code_site(std::string_view s);
   bool parse_register_row(std::string_view s, std::uint32_t line);

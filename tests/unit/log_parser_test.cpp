@@ -523,4 +523,44 @@ BOOST_AUTO_TEST_CASE(untimestamped_lines_inside_a_timestamped_report_are_not_its
   BOOST_TEST(wrapped[0].modules.size() == 6u);
 }
 
+BOOST_AUTO_TEST_CASE(a_symbolizers_inline_expansion_of_a_header_is_one_report) {
+  // syzkaller's symbolizer repeats a header line once per inlined function of the frame it names.
+  const std::vector<std::string> inlined = {"ip6_dst_store include/net/ip6_fib.h:176 [inline]",
+                                            "atomic_read arch/x86/include/asm/atomic.h:26 [inline]",
+                                            "virt_spin_lock arch/x86/include/asm/qspinlock.h:62 [inline]"};
+  for (const std::string head : {"BUG: KASAN: use-after-free in ", "WARNING: CPU: 0 PID: 1 at lib/ref_tracker.c:88 "}) {
+    for (const std::string tail : {"", " at addr ffff88004f0f1938"}) {
+      for (std::size_t levels = 1; levels <= inlined.size(); ++levels) {
+        std::string log;
+        for (std::size_t i = 0; i < levels; ++i) log += head + inlined[i] + tail + "\n";
+        log += head + "tcp_v6_connect+0x1dfd/0x20f0 net/ipv6/tcp_ipv6.c:271" + tail + "\n";
+        log += "Call Trace:\n tcp_v6_connect+0x1dfd/0x20f0 net/ipv6/tcp_ipv6.c:271\n";
+        BOOST_TEST_CONTEXT(log) {
+          const auto reports = parse_log(log, "t");
+          BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+          BOOST_TEST(reports[0].frames.size() == 1u);
+        }
+      }
+    }
+  }
+  // Two headers that differ otherwise stay two reports.
+  BOOST_TEST(
+      parse_log("BUG: KASAN: use-after-free in f+0x1/0x2\nBUG: KASAN: use-after-free in g+0x1/0x2\n", "t").size() ==
+      2u);
+  BOOST_TEST(
+      parse_log("BUG: KASAN: use-after-free in f [inline]\nBUG: KASAN: double-free in g+0x1/0x2\n", "t").size() == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(arms_stack_dump_before_its_backtrace_keeps_the_report_open) {
+  // arm's __die(): "Stack: (0x... to 0x...)" then dump_mem rows, hundreds on a stack overflow.
+  std::string log =
+      "Internal error: kernel stack overflow: 0 [#1] PREEMPT SMP ARM\nStack: (0xe0728008 to 0xe072a000)\n";
+  for (int i = 0; i < 300; ++i)
+    log += "8040: 80471bd8 80470060 e07280c0 e07280bc 00000000 00000000 85f71c00 00000004\n";
+  log += "Backtrace:\n[<80856b28>] (should_fail_ex) from [<80470044>] (should_fail_alloc_page+0x68/0x78)\n";
+  const auto reports = parse_log(log, "t");
+  BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+  BOOST_TEST(!reports[0].frames.empty());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,259 @@
+#include "analysis/guilty_file.h"
+
+#include <array>
+#include <cstddef>
+
+namespace btaudit {
+
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_space(char c) { return c == ' ' || c == '\t'; }
+// The bytes of a file name in syzkaller's filenameRe: [a-zA-Z0-9_\-\./].
+bool is_path_byte(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' || c == '-' || c == '.' ||
+         c == '/';
+}
+bool is_name_byte(char c) { return is_path_byte(c) && c != '.' && c != '/'; }
+
+// Files no report is routed to: the sanitizers, allocators, locking, printk and other code
+// every trace passes through, whose maintainers did not cause the bug. The rows of syzkaller's
+// guiltyFileIgnores (pkg/report/linux.go, google/syzkaller@1e72964) as globs: matched from the
+// path's first byte on, '*' any run of bytes, '?' any one byte (the regexps' unescaped '.'),
+// and the path may go on past the pattern (the regexps are not anchored at the end).
+constexpr std::array<std::string_view, 41> kIgnoredFiles = {
+    "*.h",  // headers: the inline helper, not its caller
+    "lib/",
+    "virt/lib/",
+    "mm/kasan/",
+    "mm/kmsan/",
+    "kernel/kcov?c",
+    "mm/sl?b?c",
+    "mm/filemap?c",
+    "mm/folio-compat?c",
+    "mm/truncate?c",
+    "mm/memory?c",
+    "mm/percpu",
+    "mm/vmalloc?c",
+    "mm/page_alloc?c",
+    "mm/mempool?c",
+    "mm/util?c",
+    "kernel/rcu/",
+    "arch/*/kernel/traps?c",
+    "arch/*/kernel/unwind*?c",
+    "arch/*/mm/fault?c",
+    "arch/*/mm/physaddr?c",
+    "arch/*/kernel/stacktrace?c",
+    "arch/*/kernel/apic/apic?c",
+    "arch/arm64/kernel/entry*?c",
+    "arch/arm64/kernel/process?c",
+    "kernel/locking/",
+    "kernel/panic?c",
+    "kernel/printk/printk*?c",
+    "kernel/softirq?c",
+    "kernel/kthread?c",
+    "kernel/sched/*?c",
+    "kernel/stacktrace?c",
+    "kernel/time/timer?c",
+    "kernel/workqueue?c",
+    "net/core/dev?c",
+    "net/core/sock?c",
+    "net/core/skbuff?c",
+    "fs/proc/generic?c",
+    "trusty/",                 // not in the kernel tree
+    "drivers/usb/core/urb?c",  // a WARNING in urb.c is nearly always the driver's bug
+    "arch/*/lib/crc",          // crashes there are the caller's
+};
+
+// Glob `p` against the start of `s` (see kIgnoredFiles). Paths are short; '*' is rare.
+bool glob_prefix(std::string_view p, std::string_view s) {
+  std::size_t pi = 0;
+  std::size_t si = 0;
+  std::size_t star_p = std::string_view::npos;
+  std::size_t star_s = 0;
+  while (pi < p.size()) {
+    if (p[pi] == '*') {
+      star_p = pi++;
+      star_s = si;
+      continue;
+    }
+    if (si < s.size() && (p[pi] == '?' || p[pi] == s[si])) {
+      ++pi;
+      ++si;
+      continue;
+    }
+    if (star_p == std::string_view::npos || star_s >= s.size()) return false;
+    pi = star_p + 1;  // the star takes one more byte
+    si = ++star_s;
+  }
+  return true;
+}
+
+// Lines whose file names are not where the bug is (syzkaller's guiltyLineIgnore): lockdep's
+// "hardirqs last enabled at (201): f (file.c:12)", held-lock lists ("#0: ... , at: f+0x1/0x2
+// file.c:3"), and s390's "Register r2 information".
+bool ignored_line(std::string_view line) {
+  for (const std::string_view irqs : {"hardirqs", "softirqs"}) {
+    for (std::size_t at = line.find(irqs); at != std::string_view::npos; at = line.find(irqs, at + 1)) {
+      std::string_view rest = line.substr(at + irqs.size());
+      const auto skip_spaces = [&rest]() {
+        const std::size_t n = rest.find_first_not_of(" \t");
+        const bool some = n != 0;
+        rest.remove_prefix(n == std::string_view::npos ? rest.size() : n);
+        return some;
+      };
+      if (!skip_spaces() || !rest.starts_with("last")) continue;
+      rest.remove_prefix(4);
+      if (skip_spaces() && (rest.starts_with("enabled") || rest.starts_with("disabled"))) return true;
+    }
+  }
+  for (std::size_t at = line.find(','); at != std::string_view::npos; at = line.find(',', at + 1)) {
+    std::size_t i = at + 1;
+    if (i >= line.size() || !is_space(line[i])) continue;
+    while (i < line.size() && is_space(line[i])) ++i;
+    if (line.substr(i).starts_with("at:") && i + 3 < line.size() && is_space(line[i + 3])) return true;
+  }
+  std::size_t i = 0;
+  while (i < line.size() && is_space(line[i])) ++i;
+  if (i < line.size() && line[i] == '#') {
+    std::size_t d = i + 1;
+    while (d < line.size() && is_digit(line[d])) ++d;
+    if (d > i + 1 && d < line.size() && line[d] == ':') return true;
+  }
+  if (line.starts_with("Register r")) {
+    std::size_t d = 10;
+    while (d < line.size() && is_digit(line[d])) ++d;
+    if (d > 10 && line.substr(d).starts_with(" information")) return true;
+  }
+  return false;
+}
+
+// The directory of a clean path: filepath.Dir ("." for a bare name).
+std::string_view dir_of(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos) return ".";
+  return slash == 0 ? path.substr(0, 1) : path.substr(0, slash);
+}
+
+// syzkaller's deeperPathRe on what follows the guilty file's directory: "/sub/dir/file.c", a
+// file at least one directory further down.
+bool deeper_path(std::string_view suffix) {
+  if (suffix.size() < 4 || suffix[0] != '/') return false;
+  const std::size_t last = suffix.rfind('/');
+  if (last == 0) return false;  // "/file.c": the same directory
+  for (const char c : suffix.substr(1, last - 1))
+    if (!is_path_byte(c)) return false;
+  const std::string_view name = suffix.substr(last + 1);
+  if (name.size() < 3 || name[name.size() - 2] != '.' || (name.back() != 'c' && name.back() != 'h')) return false;
+  const std::string_view stem = name.substr(0, name.size() - 2);
+  for (const char c : stem)
+    if (!is_name_byte(c)) return false;
+  return !stem.empty();
+}
+
+std::optional<std::string> guilty_from(const std::vector<std::string_view>& lines, std::size_t from,
+                                       std::string_view first_line_tail) {
+  using namespace guilty_file_detail;
+  std::string guilty;
+  bool settled = false;
+  std::size_t li = from;
+  // The first line may start mid-line (the rcu stall's interrupt entry): its tail is read first.
+  const auto line_at = [&](std::size_t i) {
+    return i == from && !first_line_tail.empty() ? first_line_tail : lines[i];
+  };
+  for (; li < lines.size() && !settled; ++li) {
+    const std::string_view line = line_at(li);
+    const std::string_view file = first_source_file(line);
+    if (file.empty()) continue;
+    if (guilty.empty()) guilty = std::string(file);  // rather a machinery file than none at all
+    if (ignored_file(file) || ignored_line(line)) continue;
+    guilty = clean_path(file);
+    settled = true;
+  }
+  if (guilty.empty()) return std::nullopt;
+  if (!settled) return guilty;
+  // A file deeper in the guilty file's directory, further down the trace, is more specific.
+  std::string deepest(dir_of(guilty));
+  for (; li < lines.size(); ++li) {
+    const std::string_view line = lines[li];
+    const std::string_view file = first_source_file(line);
+    if (file.empty() || ignored_file(file) || ignored_line(line)) continue;
+    std::string clean = clean_path(file);
+    if (std::string_view(clean).starts_with(deepest) && deeper_path(std::string_view(clean).substr(deepest.size()))) {
+      guilty = std::move(clean);
+      deepest = std::string(dir_of(guilty));
+    }
+  }
+  return guilty;
+}
+
+}  // namespace
+
+namespace guilty_file_detail {
+
+std::string_view first_source_file(std::string_view line) {
+  // filenameRe: ([a-zA-Z0-9_\-\./]*[a-zA-Z0-9_\-]+\.(c|h)):[0-9]+. The leftmost match ends at the
+  // first ".c:<digit>" / ".h:<digit>" whose name has a byte before the dot, and starts where
+  // the run of path bytes before it starts (':' ends a run, so no later end can be reached).
+  for (std::size_t at = line.find(':'); at != std::string_view::npos; at = line.find(':', at + 1)) {
+    if (at < 3 || at + 1 >= line.size() || !is_digit(line[at + 1])) continue;
+    if ((line[at - 1] != 'c' && line[at - 1] != 'h') || line[at - 2] != '.' || !is_name_byte(line[at - 3])) continue;
+    std::size_t start = at - 3;
+    while (start > 0 && is_path_byte(line[start - 1])) --start;
+    return line.substr(start, at - start);
+  }
+  return {};
+}
+
+std::string clean_path(std::string_view path) {
+  std::vector<std::string_view> parts;
+  std::size_t ups = 0;  // leading ".." a relative path cannot resolve
+  const bool rooted = !path.empty() && path[0] == '/';
+  for (std::size_t at = 0; at <= path.size();) {
+    std::size_t slash = path.find('/', at);
+    if (slash == std::string_view::npos) slash = path.size();
+    const std::string_view part = path.substr(at, slash - at);
+    if (part == "..") {
+      if (!parts.empty())
+        parts.pop_back();
+      else if (!rooted)
+        ++ups;
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    at = slash + 1;
+  }
+  std::string out = rooted ? "/" : "";
+  for (std::size_t i = 0; i < ups; ++i) out += i == 0 ? ".." : "/..";
+  for (const std::string_view p : parts) {
+    if (!out.empty() && out.back() != '/') out += '/';
+    out += p;
+  }
+  return out.empty() ? "." : out;
+}
+
+bool ignored_file(std::string_view path) {
+  for (const std::string_view p : kIgnoredFiles)
+    if (glob_prefix(p, path)) return true;
+  return false;
+}
+
+}  // namespace guilty_file_detail
+
+std::optional<std::string> find_guilty_file(std::string_view title, const std::vector<std::string_view>& lines) {
+  // An rcu stall's trace runs through the stall detector and the timer interrupt before the
+  // code that looped: the search starts at the interrupt's entry when the report shows one.
+  if (title.starts_with("INFO: rcu detected stall")) {
+    for (const std::string_view entry : {"apic_timer_interrupt+0x", "el1h_64_irq+0x", "Exception stack"}) {
+      for (std::size_t li = 0; li < lines.size(); ++li) {
+        const std::size_t at = lines[li].find(entry);
+        if (at == std::string_view::npos) continue;
+        if (auto file = guilty_from(lines, li, lines[li].substr(at))) return file;
+        break;
+      }
+    }
+  }
+  return guilty_from(lines, 0, {});
+}
+
+}  // namespace btaudit
