@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstddef>
+#include <span>
 
 namespace btaudit {
 
@@ -177,7 +178,13 @@ std::optional<std::string> guilty_from(const std::vector<std::string_view>& line
   for (; li < lines.size(); ++li) {
     const std::string_view line = lines[li];
     const std::string_view file = first_source_file(line);
-    if (file.empty() || ignored_file(file) || ignored_line(line)) continue;
+    if (file.empty()) continue;
+    // Most files of a trace lie outside the guilty file's directory: a path with no "." or
+    // empty segment to clean is its own clean form, and is dropped by a prefix test.
+    const bool plain = file.find("/.") == std::string_view::npos && file.find("//") == std::string_view::npos &&
+                       !file.starts_with('.');
+    if (plain && !file.starts_with(deepest)) continue;
+    if (ignored_file(file) || ignored_line(line)) continue;
     std::string clean = clean_path(file);
     if (std::string_view(clean).starts_with(deepest) && deeper_path(std::string_view(clean).substr(deepest.size()))) {
       guilty = std::move(clean);
@@ -195,10 +202,13 @@ std::string_view first_source_file(std::string_view line) {
   // filenameRe: ([a-zA-Z0-9_\-\./]*[a-zA-Z0-9_\-]+\.(c|h)):[0-9]+. The leftmost match ends at the
   // first ".c:<digit>" / ".h:<digit>" whose name has a byte before the dot, and starts where
   // the run of path bytes before it starts (':' ends a run, so no later end can be reached).
-  for (std::size_t at = line.find(':'); at != std::string_view::npos; at = line.find(':', at + 1)) {
-    if (at < 3 || at + 1 >= line.size() || !is_digit(line[at + 1])) continue;
-    if ((line[at - 1] != 'c' && line[at - 1] != 'h') || line[at - 2] != '.' || !is_name_byte(line[at - 3])) continue;
-    std::size_t start = at - 3;
+  // Searched by its '.', rarer in report lines than ':' (register rows hold several).
+  for (std::size_t dot = line.find('.', 1); dot != std::string_view::npos; dot = line.find('.', dot + 1)) {
+    const std::size_t at = dot + 2;  // the ':'
+    if (at + 1 >= line.size() || line[at] != ':' || (line[dot + 1] != 'c' && line[dot + 1] != 'h') ||
+        !is_digit(line[at + 1]) || !is_name_byte(line[dot - 1]))
+      continue;
+    std::size_t start = dot - 1;
     while (start > 0 && is_path_byte(line[start - 1])) --start;
     return line.substr(start, at - start);
   }
@@ -233,8 +243,12 @@ std::string clean_path(std::string_view path) {
 }
 
 bool ignored_file(std::string_view path) {
-  for (const std::string_view p : kIgnoredFiles)
-    if (glob_prefix(p, path)) return true;
+  // Every row but the first opens with a literal byte: a path is tried against the rows that
+  // open with its own first byte (a few), and "*.h" is a search for ".h".
+  if (path.find(".h") != std::string_view::npos) return true;
+  if (path.empty()) return false;
+  for (const std::string_view p : std::span(kIgnoredFiles).subspan(1))
+    if (p[0] == path[0] && glob_prefix(p, path)) return true;
   return false;
 }
 
