@@ -759,7 +759,12 @@ void ReportBuilder::add_register(std::string_view name, std::uint64_t value, std
 
 bool ReportBuilder::trace_shaped(std::string_view text) {
   const std::string_view s = trim(text);
-  return !s.empty() && (opens_trace(s) || parse_trace_text(text, trace_));
+  if (s.empty()) return false;
+  if (opens_trace(s)) return true;
+  // The shapes add_line reads as frames (see frame_shaped there); other lines need no parse.
+  const char first = text[0];
+  if (!in_trace_ && first != ' ' && first != '\t' && first != '[' && first != '(' && first != '<') return false;
+  return parse_trace_text(text, trace_);
 }
 
 ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
