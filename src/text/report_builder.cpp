@@ -71,40 +71,65 @@ bool requires_trace(ReportKind k) {
 // line starting with any other byte starts none of them. `s` is trimmed and not empty.
 bool opens_trace(std::string_view s) {
   switch (s[0]) {
-    case 'C': return starts(s, "Call Trace:") || starts(s, "Call trace:");
+    case 'C': return has_prefix(s, "Call Trace:") || has_prefix(s, "Call trace:");
     case 'B': return s == "Backtrace:";
-    case 'b': return starts(s, "backtrace:");
+    case 'b': return has_prefix(s, "backtrace:");
     default: return false;
   }
 }
 
-// The register lines of a register dump; kept inside a trace because 4.x+
-// prints the interrupted context's registers in the middle of the trace.
-bool is_register_line(std::string_view s) {
-  static constexpr std::string_view kStarts[] = {
-      "RIP: ",          "RSP: ",    "RAX: ",    "RDX: ",     "RBP: ",     "R10: ",  "R13: ",   "FS: ",
-      "CS: ",           "CR2: ",    "DR0: ",    "DR3: ",     "DR6: ",     "PKRU: ", "EIP: ",   "EAX: ",
-      "ESI: ",          "DS: ",     "CR0: ",    "Code: ",    "RIP  [<",   " RSP <", "EIP: [<", "ORIG_RAX: ",
-      "pc : ",          "lr : ",    "sp : ",    "x29: ",     "x27: ",     "x25: ",  "x23: ",   "x21: ",
-      "x19: ",          "x17: ",    "x15: ",    "x13: ",     "x11: ",     "x9 : ",  "x7 : ",   "x5 : ",
-      "x3 : ",          "x1 : ",    "pstate: ", "NIP",       "LR ",       "REGS:",  "MSR:",    "GPR",
-      "CFAR:",          "IRQMASK:", "Krnl PSW", "Krnl GPRS", "Krnl Code", "epc : ", "ra : ",   "status: ",
-      "badaddr: ",      "cause: ",  "Stack:",   "PGD ",      "P4D ",      "#PF: ",  "IP: ",    "Process ",
-      "Thread overran",
-  };
-  // Indexed by first character: most lines that reach this are not register lines.
-  struct Index {
-    std::array<std::vector<std::string_view>, 256> by_first{};
-    Index() {
-      for (auto k : kStarts) by_first[static_cast<unsigned char>(k[0])].push_back(k);
-    }
-  };
-  static const Index index;  // immutable after construction
+}  // namespace
+
+// The register lines of a register dump; kept inside a trace because 4.x+ prints the
+// interrupted context's registers in the middle of the trace. By first byte, each prefix a
+// literal: most lines that reach this are not register lines, and a literal's comparison is
+// a few compares in place where a table's prefixes took a memcmp call each
+// (tests/unit/register_lines_test.cpp checks it against the table it replaces).
+bool builder_detail::is_register_line(std::string_view s) {
   if (s.empty()) return false;
-  for (auto k : index.by_first[static_cast<unsigned char>(s[0])])
-    if (s.starts_with(k)) return true;
-  return false;
+  switch (s[0]) {
+    case 'R':
+      return has_prefix(s, "RIP: ") || has_prefix(s, "RSP: ") || has_prefix(s, "RAX: ") || has_prefix(s, "RDX: ") ||
+             has_prefix(s, "RBP: ") || has_prefix(s, "R10: ") || has_prefix(s, "R13: ") || has_prefix(s, "RIP  [<") ||
+             has_prefix(s, "REGS:");
+    case 'F': return has_prefix(s, "FS: ");
+    case 'C':
+      return has_prefix(s, "CS: ") || has_prefix(s, "CR2: ") || has_prefix(s, "CR0: ") || has_prefix(s, "Code: ") ||
+             has_prefix(s, "CFAR:");
+    case 'D':
+      return has_prefix(s, "DR0: ") || has_prefix(s, "DR3: ") || has_prefix(s, "DR6: ") || has_prefix(s, "DS: ");
+    case 'P':
+      return has_prefix(s, "PKRU: ") || has_prefix(s, "PGD ") || has_prefix(s, "P4D ") || has_prefix(s, "Process ");
+    case 'E':
+      return has_prefix(s, "EIP: ") || has_prefix(s, "EAX: ") || has_prefix(s, "ESI: ") || has_prefix(s, "EIP: [<");
+    case ' ': return has_prefix(s, " RSP <");
+    case 'O': return has_prefix(s, "ORIG_RAX: ");
+    case 'p': return has_prefix(s, "pc : ") || has_prefix(s, "pstate: ");
+    case 'l': return has_prefix(s, "lr : ");
+    case 's': return has_prefix(s, "sp : ") || has_prefix(s, "status: ");
+    case 'x':  // arm64's odd registers, the first of each pair on a line
+      return has_prefix(s, "x29: ") || has_prefix(s, "x27: ") || has_prefix(s, "x25: ") || has_prefix(s, "x23: ") ||
+             has_prefix(s, "x21: ") || has_prefix(s, "x19: ") || has_prefix(s, "x17: ") || has_prefix(s, "x15: ") ||
+             has_prefix(s, "x13: ") || has_prefix(s, "x11: ") || has_prefix(s, "x9 : ") || has_prefix(s, "x7 : ") ||
+             has_prefix(s, "x5 : ") || has_prefix(s, "x3 : ") || has_prefix(s, "x1 : ");
+    case 'N': return has_prefix(s, "NIP");
+    case 'L': return has_prefix(s, "LR ");
+    case 'M': return has_prefix(s, "MSR:");
+    case 'G': return has_prefix(s, "GPR");
+    case 'I': return has_prefix(s, "IRQMASK:") || has_prefix(s, "IP: ");
+    case 'K': return has_prefix(s, "Krnl PSW") || has_prefix(s, "Krnl GPRS") || has_prefix(s, "Krnl Code");
+    case 'e': return has_prefix(s, "epc : ");
+    case 'r': return has_prefix(s, "ra : ");
+    case 'b': return has_prefix(s, "badaddr: ");
+    case 'c': return has_prefix(s, "cause: ");
+    case 'S': return has_prefix(s, "Stack:");
+    case '#': return has_prefix(s, "#PF: ");
+    case 'T': return has_prefix(s, "Thread overran");
+    default: return false;
+  }
 }
+
+namespace {
 
 // An x86 register row: "RAX: 0000000000000000 RBX: ffff8801ac392080 RCX: ffffffff84db22a1"
 bool is_register_row(std::string_view s) {
@@ -528,8 +553,8 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
   if (s.empty()) return false;
   switch (s[0]) {
     case 'C':
-      if (starts(s, "CPU: ")) return parse_task_line(s);
-      if (starts(s, "CPU ") && s.size() <= 9) {  // 2.6-3.x "CPU 1 " on a line of its own
+      if (has_prefix(s, "CPU: ")) return parse_task_line(s);
+      if (has_prefix(s, "CPU ") && s.size() <= 9) {  // 2.6-3.x "CPU 1 " on a line of its own
         std::string_view t = s.substr(4);
         if (auto cpu = dec(t); cpu && trim(t).empty()) {
           note_cpu(static_cast<int>(*cpu), line);
@@ -542,8 +567,8 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
       }
       break;
     case 'P':
-      if (starts(s, "Pid: ")) return parse_task_line(s);
-      if (starts(s, "PC is at ")) return parse_code_site(s);
+      if (has_prefix(s, "Pid: ")) return parse_task_line(s);
+      if (has_prefix(s, "PC is at ")) return parse_code_site(s);
       break;
     case 'H':
       if (consume(s, "Hardware name: ")) {
@@ -559,7 +584,7 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
       break;
     case 'N':
       if (parse_release_taint_line(s)) return true;  // "Not tainted"
-      if (starts(s, "NIP ")) return parse_code_site(s);
+      if (has_prefix(s, "NIP ")) return parse_code_site(s);
       break;
     case 'T':
       if (parse_release_taint_line(s)) return true;  // "Tainted: "
@@ -577,7 +602,7 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
       if (parse_release_taint_line(s)) return true;  // "6.1.0-1 #1 Tainted: ..."
       break;
     case 'K':
-      if (starts(s, "Krnl PSW")) return parse_psw_line(s);
+      if (has_prefix(s, "Krnl PSW")) return parse_psw_line(s);
       if (consume(s, "Kernel Offset: ")) {
         std::string_view t = s;
         if (auto v = hex0x(t)) report_.kaslr_offset = static_cast<std::int64_t>(*v);
@@ -585,32 +610,32 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
       }
       break;
     case 'R':
-      if (starts(s, "RIP: ")) return parse_code_site(s);
+      if (has_prefix(s, "RIP: ")) return parse_code_site(s);
       if (is_register_row(s)) return parse_register_row(s, line);
       break;
     case 'E':
-      if (starts(s, "EIP: ") || starts(s, "EIP is at ")) return parse_code_site(s);
+      if (has_prefix(s, "EIP: ") || has_prefix(s, "EIP is at ")) return parse_code_site(s);
       if (is_register_row(s)) return parse_register_row(s, line);
       break;
     case 'p':
-      if (starts(s, "pc : ")) return parse_code_site(s);
+      if (has_prefix(s, "pc : ")) return parse_code_site(s);
       break;
     case 'e':
-      if (starts(s, "epc : ")) return parse_code_site(s);
+      if (has_prefix(s, "epc : ")) return parse_code_site(s);
       break;
     case 'I':
-      if (starts(s, "IP: ")) return parse_code_site(s);
+      if (has_prefix(s, "IP: ")) return parse_code_site(s);
       break;
     case 'x':
     case 'l':
-      if (starts(s, "x29: ") || starts(s, "lr : ")) {
+      if (has_prefix(s, "x29: ") || has_prefix(s, "lr : ")) {
         if (report_.arch == Arch::Unknown) report_.arch = Arch::Arm64;
         return true;
       }
       break;
     default: break;
   }
-  return is_register_line(s);
+  return builder_detail::is_register_line(s);
 }
 
 // s390 "Krnl PSW : 0404c00180000000 0000000000431f8e (scsi_alloc_sgtable+0x62/0x7c)"
@@ -735,11 +760,16 @@ bool ReportBuilder::parse_register_row(std::string_view s, std::uint32_t line) {
 // inside a trace), and a reader asking for RSP means the first block's.
 void ReportBuilder::add_register(std::string_view name, std::uint64_t value, std::uint32_t line) {
   // A 64-bit filter of the open block's names: a name whose bit is clear is new without a
-  // search (most are: a block holds each name once); a set bit is checked exactly.
-  const std::size_t hash = name.empty() ? 0
-                                        : static_cast<unsigned char>(name.front()) * 7u +
-                                              static_cast<unsigned char>(name.back()) * 31u + name.size();
-  const std::uint64_t bit = std::uint64_t{1} << (hash & 63u);
+  // search (most are: a block holds each name once); a set bit is checked exactly. The bit
+  // comes from the first two bytes, the last and the length, multiplied by a constant picked
+  // so that the names of an x86-64 block (RIP, RSP, EFLAGS, ORIG_RAX, RAX ... R15) and of an
+  // i386 one take a bit each: RAX, RBX, RCX and RDX shared one under a sum of first and last.
+  std::uint64_t key = name.size() << 24;
+  if (!name.empty()) {
+    key |= static_cast<unsigned char>(name.front()) | std::uint64_t{static_cast<unsigned char>(name.back())} << 16;
+    if (name.size() > 1) key |= std::uint64_t{static_cast<unsigned char>(name[1])} << 8;
+  }
+  const std::uint64_t bit = std::uint64_t{1} << ((key * 0x7d8dd474c146a389ULL) >> 58);
   const bool repeated = (register_names_ & bit) != 0 &&
                         std::any_of(report_.registers.back().values.begin(), report_.registers.back().values.end(),
                                     [&](const auto& kv) { return kv.first == name; });

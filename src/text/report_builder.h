@@ -22,6 +22,11 @@ struct ReportLimits {
   std::size_t max_registers = 64;
 };
 
+namespace builder_detail {
+// A line of a register dump other than an x86 register row ("RIP: ", "CR2: ", "pc : ", ...).
+bool is_register_line(std::string_view s);
+}  // namespace builder_detail
+
 class ReportBuilder {
  public:
   ReportBuilder(std::string path, const StartMarker& start, const CleanLine& line, std::uint32_t first_line,
