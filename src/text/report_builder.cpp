@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <tuple>
 #include <utility>
 
@@ -16,35 +17,52 @@ using namespace scan;
 
 // Labels of traces that describe an object's history rather than the
 // crashing context (KASAN/KMSAN/KFENCE alloc/free stacks, lockdep chains).
-bool is_auxiliary_label(std::string_view label) {
-  constexpr std::string_view kAux[] = {
-      "Allocated by",
-      "Freed by",
-      "Last potentially related",
-      "Second to last potentially related",
-      "Last call_rcu",
-      "Second to last call_rcu",
-      "-> #",
-      "Uninit was",
-      "Local variable",
-      "Memory access of",
-      "allocated by task",
-      "freed by task",
-      "Bytes b4",
-      "stored to memory",
-      "created at",
-      "other info",
-      "Task ",
-      "Workqueue:",
-      "the shortest dependencies",
-      "which lock already depends",
-      "kmemleak:",  // kmemleak's object dump: the allocation stack of the object it complains about
-  };
-  if (label.empty()) return false;  // holds none of them (a trace with no label: most are)
-  for (auto a : kAux)
-    if (contains(label, a)) return true;
+constexpr std::string_view kAuxiliaryLabels[] = {
+    "Allocated by",
+    "Freed by",
+    "Last potentially related",
+    "Second to last potentially related",
+    "Last call_rcu",
+    "Second to last call_rcu",
+    "-> #",
+    "Uninit was",
+    "Local variable",
+    "Memory access of",
+    "allocated by task",
+    "freed by task",
+    "Bytes b4",
+    "stored to memory",
+    "created at",
+    "other info",
+    "Task ",
+    "Workqueue:",
+    "the shortest dependencies",
+    "which lock already depends",
+    "kmemleak:",  // kmemleak's object dump: the allocation stack of the object it complains about
+};
+
+}  // namespace
+
+// One pass over the label: at each byte that starts one of the phrases, those that start with
+// it are compared there (a search per phrase, each a memchr and compares, cost several times
+// more). tests/unit/builder_detail_test.cpp checks it against a search per phrase.
+bool builder_detail::is_auxiliary_label(std::string_view label) {
+  static_assert(std::size(kAuxiliaryLabels) <= 32);
+  // Per byte, the phrases that start with it (bit k: kAuxiliaryLabels[k]).
+  static constexpr std::array<std::uint32_t, 256> kStartsWith = [] {
+    std::array<std::uint32_t, 256> t{};
+    for (std::size_t k = 0; k < std::size(kAuxiliaryLabels); ++k)
+      t[static_cast<unsigned char>(kAuxiliaryLabels[k][0])] |= std::uint32_t{1} << k;
+    return t;
+  }();
+  for (std::size_t i = 0; i < label.size(); ++i) {
+    for (std::uint32_t m = kStartsWith[static_cast<unsigned char>(label[i])]; m != 0; m &= m - 1)
+      if (label.substr(i).starts_with(kAuxiliaryLabels[std::countr_zero(m)])) return true;
+  }
   return false;
 }
+
+namespace {
 
 bool requires_trace(ReportKind k) {
   switch (k) {
@@ -84,7 +102,7 @@ bool opens_trace(std::string_view s) {
 // interrupted context's registers in the middle of the trace. By first byte, each prefix a
 // literal: most lines that reach this are not register lines, and a literal's comparison is
 // a few compares in place where a table's prefixes took a memcmp call each
-// (tests/unit/register_lines_test.cpp checks it against the table it replaces).
+// (tests/unit/builder_detail_test.cpp checks it against the table it replaces).
 bool builder_detail::is_register_line(std::string_view s) {
   if (s.empty()) return false;
   switch (s[0]) {
@@ -220,11 +238,6 @@ void ReportBuilder::parse_hung_task_header(std::string_view s) {
   if (!pid || !digits.empty()) return;
   report_.comm = std::string(who.substr(0, colon));
   report_.pid = static_cast<int>(*pid);
-}
-
-void ReportBuilder::touch(std::uint32_t line) {
-  if (line > report_.input.last_line) report_.input.last_line = line;
-  idle_ = 0;
 }
 
 void ReportBuilder::mark_corrupted(std::string reason) {
@@ -803,7 +816,7 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
 
   if (opens_trace(s)) {
     start_trace(pending_label_.empty() ? std::string("Call Trace") : pending_label_, line.number,
-                !is_auxiliary_label(pending_label_));
+                !builder_detail::is_auxiliary_label(pending_label_));
     touch(line.number);
     std::string_view rest = trim(s.substr(s.find(':') + 1));
     if (!rest.empty()) {
@@ -857,7 +870,7 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
       if (!in_trace_) {
         // Frames with no "Call Trace:" header: KASAN/KMSAN/KFENCE access stacks, lockdep chains.
         start_trace(pending_label_.empty() ? std::string("Call Trace") : pending_label_, line.number,
-                    !is_auxiliary_label(pending_label_));
+                    !builder_detail::is_auxiliary_label(pending_label_));
       }
       non_frame_in_trace_ = 0;
       if (!trace_.markers.empty()) apply_markers(trace_.markers, line.number);  // most lines have none
