@@ -167,7 +167,7 @@ std::size_t name_colon(std::string_view t) {
 // A line of a raw hex stack dump ("Stack:" block of <= 4.10 kernels, arm's
 // "Exception stack(0x... to 0x...)" block with its "5bc0: 00000000 ..." rows).
 bool is_hex_dump_line(std::string_view s) {
-  if (starts(s, "Exception stack(")) return true;
+  if (has_prefix(s, "Exception stack(")) return true;
   if (s.size() > 5 && s[4] == ':' && is_hex(s[0]) && is_hex(s[1]) && is_hex(s[2]) && is_hex(s[3]))
     s.remove_prefix(5);  // arm row offset
   int words = 0;
@@ -227,7 +227,7 @@ ReportBuilder::ReportBuilder(std::string path, const StartMarker& start, const C
 // hung task is the report's task (a later "CPU:" line belongs to khungtaskd).
 void ReportBuilder::parse_hung_task_header(std::string_view s) {
   std::string_view t = s;
-  if (!consume(t, "INFO: task ")) return;
+  if (!take_prefix(t, "INFO: task ")) return;
   const std::size_t end = t.find(" blocked for more than ");
   if (end == std::string_view::npos) return;
   std::string_view who = t.substr(0, end);
@@ -388,14 +388,14 @@ bool ReportBuilder::parse_task_line(std::string_view s) {
     const std::uint32_t line = report_.input.last_line;
     note_cpu(static_cast<int>(*cpu), line);
     t = trim_left(t);
-    if (consume(t, "UID: ")) {
+    if (take_prefix(t, "UID: ")) {
       dec(t);
       t = trim_left(t);
     }
-    if (consume(t, "PID: ")) {
+    if (take_prefix(t, "PID: ")) {
       if (auto pid = dec(t); pid && !report_.pid) report_.pid = static_cast<int>(*pid);
       t = trim_left(t);
-      if (consume(t, "Comm: ")) {
+      if (take_prefix(t, "Comm: ")) {
         // comm is %.20s and may hold spaces; the taint words follow it.
         std::size_t end = t.find(" Not tainted");
         if (end == std::string_view::npos) end = t.find(" Tainted: ");
@@ -409,18 +409,18 @@ bool ReportBuilder::parse_task_line(std::string_view s) {
     note_kernel_build_id(parse_taint(t));
     return true;
   }
-  if (consume(s, "Pid: ")) {  // <= 3.9
+  if (take_prefix(s, "Pid: ")) {  // <= 3.9
     auto pid = dec(s);
     if (!pid) return false;
     if (!report_.pid) report_.pid = static_cast<int>(*pid);
-    if (consume(s, ", comm: ")) {
+    if (take_prefix(s, ", comm: ")) {
       std::size_t end = s.find(" Not tainted");
       if (end == std::string_view::npos) end = s.find(" Tainted: ");
       if (!report_.comm) report_.comm = std::string(trim(s.substr(0, end)));
       if (end != std::string_view::npos) {
         // 2.6-3.9 print the DMI name after the version: "... 3.6.1-1.fc17.x86_64 #1 HP Compaq/30FE".
         std::string_view rest = trim_left(parse_taint(s.substr(end)));
-        if (consume(rest, "#") && dec(rest)) {
+        if (take_prefix(rest, "#") && dec(rest)) {
           rest = trim(rest);
           if (!rest.empty() && !report_.hardware) report_.hardware = std::string(rest);
         }
@@ -437,9 +437,9 @@ bool ReportBuilder::parse_task_line(std::string_view s) {
 // Returns what follows the release ("#1 <hardware>" on <= 3.9 kernels).
 std::string_view ReportBuilder::parse_taint(std::string_view t) {
   t = trim_left(t);
-  if (consume(t, "Not tainted")) {
+  if (take_prefix(t, "Not tainted")) {
     if (!report_.tainted) report_.tainted = "";
-  } else if (consume(t, "Tainted: ")) {
+  } else if (take_prefix(t, "Tainted: ")) {
     if (!t.empty() && t[0] == '[') return {};  // 6.x verbose "Tainted: [W]=WARN, ..." line
     std::string letters;
     std::size_t i = 0;
@@ -451,7 +451,7 @@ std::string_view ReportBuilder::parse_taint(std::string_view t) {
     return {};
   }
   std::string_view release = take_word(t);
-  if (consume(release, "(")) release = release.substr(0, release.find(')'));  // ppc REGS: "(3.10.0)"
+  if (take_prefix(release, "(")) release = release.substr(0, release.find(')'));  // ppc REGS: "(3.10.0)"
   if (release.empty() || !is_digit(release[0])) return {};
   if (!report_.kernel) report_.kernel = std::string(release);
   return t;
@@ -473,7 +473,7 @@ void ReportBuilder::note_kernel_build_id(std::string_view rest) {
 // ("3.6.0-rc1-wl+ #296 Tainted: G        W", "4.4.0 #11 Not tainted") and the
 // hung-task line ("      Not tainted 5.10.0 #1").
 bool ReportBuilder::parse_release_taint_line(std::string_view s) {
-  if (starts(s, "Not tainted") || starts(s, "Tainted: ")) {
+  if (has_prefix(s, "Not tainted") || has_prefix(s, "Tainted: ")) {
     parse_taint(s);
     return true;
   }
@@ -482,7 +482,7 @@ bool ReportBuilder::parse_release_taint_line(std::string_view s) {
   const std::string_view release = take_word(t);
   if (release.find('.') == std::string_view::npos) return false;
   t = trim_left(t);
-  if (!consume(t, "#")) return false;
+  if (!take_prefix(t, "#")) return false;
   if (!dec(t)) return false;
   t = trim_left(t);
   if (!t.starts_with("Not tainted") && !t.starts_with("Tainted: ")) return false;
@@ -574,7 +574,7 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
           return true;
         }
       }
-      if (consume(s, "Code: ")) {
+      if (take_prefix(s, "Code: ")) {
         if (report_.code_bytes.empty()) report_.code_bytes = std::string(trim(s));
         return true;
       }
@@ -584,13 +584,13 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
       if (has_prefix(s, "PC is at ")) return parse_code_site(s);
       break;
     case 'H':
-      if (consume(s, "Hardware name: ")) {
+      if (take_prefix(s, "Hardware name: ")) {
         if (!report_.hardware) report_.hardware = std::string(trim(s));
         return true;
       }
       break;
     case 'M':
-      if (consume(s, "Modules linked in:")) {
+      if (take_prefix(s, "Modules linked in:")) {
         if (report_.modules.empty()) add_module_words(s, false);
         return true;
       }
@@ -616,7 +616,7 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
       break;
     case 'K':
       if (has_prefix(s, "Krnl PSW")) return parse_psw_line(s);
-      if (consume(s, "Kernel Offset: ")) {
+      if (take_prefix(s, "Kernel Offset: ")) {
         std::string_view t = s;
         if (auto v = hex0x(t)) report_.kaslr_offset = static_cast<std::int64_t>(*v);
         return true;
@@ -699,22 +699,22 @@ bool ReportBuilder::parse_code_site(std::string_view s) {
   if (!report_.rip || !report_.rip->function) {
     std::string_view t = s.substr(s.find(' ') + 1);
     t = trim_left(t);
-    if (consume(t, ":")) t = trim_left(t);                                // arm64/riscv "pc : ", "epc : "
-    consume(t, "is at ");                                                 // "PC is at ", "EIP is at "
+    if (take_prefix(t, ":")) t = trim_left(t);                                // arm64/riscv "pc : ", "epc : "
+    take_prefix(t, "is at ");                                                 // "PC is at ", "EIP is at "
     if (t.size() > 5 && t[4] == ':' && is_hex(t[0])) t.remove_prefix(5);  // "0010:"
     CodeLocation loc;
     bool have = false;
     for (int i = 0; i < 3 && !have; ++i) {
       t = trim_left(t);
       std::string_view a = t;
-      if (consume(a, "[<")) {
-        if (auto v = hex(a); v && consume(a, ">]")) {
+      if (take_prefix(a, "[<")) {
+        if (auto v = hex(a); v && take_prefix(a, ">]")) {
           loc.address = v;
           t = a;
           continue;
         }
-      } else if (consume(a, "[")) {  // powerpc "NIP [c0000000001234] foo+0x1/0x2"
-        if (auto v = hex(a); v && consume(a, "]")) {
+      } else if (take_prefix(a, "[")) {  // powerpc "NIP [c0000000001234] foo+0x1/0x2"
+        if (auto v = hex(a); v && take_prefix(a, "]")) {
           loc.address = v;
           t = a;
           continue;

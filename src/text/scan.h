@@ -79,6 +79,14 @@ template <std::size_t N>
   return s.size() >= N - 1 && std::memcmp(s.data(), literal, N - 1) == 0;
 }
 
+// consume(s, literal) made in place, as has_prefix is.
+template <std::size_t N>
+[[gnu::always_inline]] inline bool take_prefix(std::string_view& s, const char (&literal)[N]) {
+  if (!has_prefix(s, literal)) return false;
+  s.remove_prefix(N - 1);
+  return true;
+}
+
 // Removes `prefix` from the front of `s` and returns true when it is there.
 constexpr bool consume(std::string_view& s, std::string_view prefix) {
   if (!starts(s, prefix)) return false;
