@@ -396,7 +396,8 @@ void write_report_json(JsonWriter& w, const Report& r) {
   // "more_registers": every later block with the line it starts on.
   const auto write_registers = [&w](const RegisterSet& set) {
     w.key("registers");
-    if (!report_json_detail::write_register_values_direct(w, set)) report_json_detail::write_register_values_fields(w, set);
+    if (!report_json_detail::write_register_values_direct(w, set))
+      report_json_detail::write_register_values_fields(w, set);
   };
   const RegisterSet none;
   write_registers(r.registers.empty() ? none : r.registers.front());

@@ -699,8 +699,8 @@ bool ReportBuilder::parse_code_site(std::string_view s) {
   if (!report_.rip || !report_.rip->function) {
     std::string_view t = s.substr(s.find(' ') + 1);
     t = trim_left(t);
-    if (take_prefix(t, ":")) t = trim_left(t);                                // arm64/riscv "pc : ", "epc : "
-    take_prefix(t, "is at ");                                                 // "PC is at ", "EIP is at "
+    if (take_prefix(t, ":")) t = trim_left(t);                            // arm64/riscv "pc : ", "epc : "
+    take_prefix(t, "is at ");                                             // "PC is at ", "EIP is at "
     if (t.size() > 5 && t[4] == ':' && is_hex(t[0])) t.remove_prefix(5);  // "0010:"
     CodeLocation loc;
     bool have = false;

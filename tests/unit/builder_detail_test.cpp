@@ -18,15 +18,14 @@ namespace {
 
 // The table and the loop of the reading before (report_builder.cpp at 1775ec8).
 constexpr std::string_view kStarts[] = {
-    "RIP: ",          "RSP: ",    "RAX: ",    "RDX: ",     "RBP: ",     "R10: ",  "R13: ",   "FS: ",
-    "CS: ",           "CR2: ",    "DR0: ",    "DR3: ",     "DR6: ",     "PKRU: ", "EIP: ",   "EAX: ",
-    "ESI: ",          "DS: ",     "CR0: ",    "Code: ",    "RIP  [<",   " RSP <", "EIP: [<", "ORIG_RAX: ",
-    "pc : ",          "lr : ",    "sp : ",    "x29: ",     "x27: ",     "x25: ",  "x23: ",   "x21: ",
-    "x19: ",          "x17: ",    "x15: ",    "x13: ",     "x11: ",     "x9 : ",  "x7 : ",   "x5 : ",
-    "x3 : ",          "x1 : ",    "pstate: ", "NIP",       "LR ",       "REGS:",  "MSR:",    "GPR",
-    "CFAR:",          "IRQMASK:", "Krnl PSW", "Krnl GPRS", "Krnl Code", "epc : ", "ra : ",   "status: ",
-    "badaddr: ",      "cause: ",  "Stack:",   "PGD ",      "P4D ",      "#PF: ",  "IP: ",    "Process ",
-    "Thread overran",
+    "RIP: ",    "RSP: ",          "RAX: ",     "RDX: ",   "RBP: ",    "R10: ",      "R13: ",     "FS: ",      "CS: ",
+    "CR2: ",    "DR0: ",          "DR3: ",     "DR6: ",   "PKRU: ",   "EIP: ",      "EAX: ",     "ESI: ",     "DS: ",
+    "CR0: ",    "Code: ",         "RIP  [<",   " RSP <",  "EIP: [<",  "ORIG_RAX: ", "pc : ",     "lr : ",     "sp : ",
+    "x29: ",    "x27: ",          "x25: ",     "x23: ",   "x21: ",    "x19: ",      "x17: ",     "x15: ",     "x13: ",
+    "x11: ",    "x9 : ",          "x7 : ",     "x5 : ",   "x3 : ",    "x1 : ",      "pstate: ",  "NIP",       "LR ",
+    "REGS:",    "MSR:",           "GPR",       "CFAR:",   "IRQMASK:", "Krnl PSW",   "Krnl GPRS", "Krnl Code", "epc : ",
+    "ra : ",    "status: ",       "badaddr: ", "cause: ", "Stack:",   "PGD ",       "P4D ",      "#PF: ",     "IP: ",
+    "Process ", "Thread overran",
 };
 
 bool table_says(std::string_view s) {

@@ -22,8 +22,8 @@ namespace {
 // control bytes, DEL, UTF-8 valid and not), short and long (past JsonWriter::kShort, and now
 // and then past the direct writers' bound).
 std::string random_text(std::mt19937& rng) {
-  static const std::vector<std::string> pieces = {"a", "foo_bar", "net/core/dev.c:12", " ", "\"", "\\",
-                                                  "\n", "\x01", "\x7f", "\xc3\xa9", "\xff", "#DF"};
+  static const std::vector<std::string> pieces = {"a",    "foo_bar", "net/core/dev.c:12", " ",    "\"", "\\", "\n",
+                                                  "\x01", "\x7f",    "\xc3\xa9",          "\xff", "#DF"};
   std::string s;
   const std::size_t n = rng() % 9 == 0 ? 40 : rng() % 8;
   for (std::size_t i = 0; i < n; ++i) s += pieces[rng() % 4 == 0 ? rng() % pieces.size() : rng() % 4];
