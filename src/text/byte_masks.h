@@ -17,6 +17,14 @@
 
 namespace btaudit::byte_masks {
 
+// The classes a source word ("net/core/dev.c:123") is told by.
+struct WordMasks {
+  std::uint64_t space = 0;     // ' '
+  std::uint64_t colon = 0;     // ':'
+  std::uint64_t dotslash = 0;  // '.' or '/'
+  std::uint64_t digit = 0;     // '0'-'9'
+};
+
 #if defined(__SSE2__)
 inline constexpr bool kAvailable = true;
 
@@ -29,7 +37,7 @@ inline unsigned bits(__m128i m) { return static_cast<unsigned>(_mm_movemask_epi8
 
 // The sixteen bytes of `line` from `at` on, as many as there are, and how many there are
 // (at most 16). Reads only bytes of `line`: a block that would pass its end is read as the
-// line's last sixteen bytes and the caller's masks are shifted down by block_shift(); a line
+// line's last sixteen bytes and the caller shifts its masks down by `shift`; a line
 // shorter than sixteen bytes is copied first.
 struct Block {
   __m128i v;
@@ -66,13 +74,6 @@ inline std::size_t ident_end(std::string_view line, std::size_t at) {
   return line.size();
 }
 
-// The classes a source word ("net/core/dev.c:123") is told by.
-struct WordMasks {
-  std::uint64_t space = 0;     // ' '
-  std::uint64_t colon = 0;     // ':'
-  std::uint64_t dotslash = 0;  // '.' or '/'
-  std::uint64_t digit = 0;     // '0'-'9'
-};
 // The masks of the bytes of `line` from `at` on, sixteen bytes at a time until a block holds a
 // space at or after bit `from` (the end of the word that starts there), the line ends, or 64
 // bytes are read; returns how many bytes the masks cover.
@@ -94,10 +95,15 @@ inline std::size_t word_masks(std::string_view line, std::size_t at, std::size_t
   return i;
 }
 #else
+// Without SSE2 the one-pass reading is not used (kAvailable); these keep its code compiling.
 inline constexpr bool kAvailable = false;
 inline std::size_t ident_end(std::string_view line, std::size_t at) {
   while (at < line.size() && scan::is_ident(line[at])) ++at;
   return at;
+}
+inline std::size_t word_masks(std::string_view /*line*/, std::size_t /*at*/, std::size_t /*from*/, WordMasks& m) {
+  m = {};
+  return 0;
 }
 #endif
 
