@@ -116,8 +116,10 @@ const Fragment& reason_fragment(Reason r) {
   return table[static_cast<std::size_t>(r)];
 }
 
+}  // namespace
+
 // A frame's members through the general calls: for what direct writing leaves out.
-void write_frame_fields(JsonWriter& w, const Frame& f) {
+void report_json_detail::write_frame_fields(JsonWriter& w, const Frame& f) {
   w.begin_object();
   w.field("function", f.function);
   w.field("offset", f.offset);
@@ -139,6 +141,8 @@ void write_frame_fields(JsonWriter& w, const Frame& f) {
   w.end_object();
 }
 
+namespace {
+
 std::size_t length_of(const std::optional<std::string>& s) { return s ? s->size() : 0; }
 std::size_t length_of(const Boxed<std::string>& s) { return s ? s->size() : 0; }
 
@@ -148,10 +152,12 @@ constexpr std::size_t kFrameFixed = 640;
 // Frames whose strings are longer than this (never seen in a real trace) take the general path.
 constexpr std::size_t kFrameStrings = std::size_t{8} << 10;
 
+}  // namespace
+
 // The same members as write_frame_fields, written straight into the writer's buffer with
 // constant key fragments: a frame is the bulk of a report's JSON. Returns false, having
 // kept nothing, when a string needs escaping or the frame is too large.
-bool write_frame_direct(JsonWriter& w, const Frame& f) {
+bool report_json_detail::write_frame_direct(JsonWriter& w, const Frame& f) {
   using J = JsonWriter;
   const std::size_t strings = length_of(f.function) + length_of(f.module) + length_of(f.build_id) +
                               length_of(f.exception) + length_of(f.source);
@@ -199,11 +205,112 @@ bool write_frame_direct(JsonWriter& w, const Frame& f) {
   return true;
 }
 
+void write_frame_json(JsonWriter& w, const Frame& f) {
+  if (!report_json_detail::write_frame_direct(w, f)) report_json_detail::write_frame_fields(w, f);
+}
+
+// The small objects of a report, written straight into the writer's buffer as frames are
+// (write_frame_direct): a report holds a score of registers, a trace and a section or two per
+// trace, and each member through the general calls costs a key's and a value's checks.
+namespace report_json_detail {
+
+namespace {
+// Room for the punctuation and numbers of one member: quotes, ':', ',' and 20 digits.
+constexpr std::size_t kMemberFixed = 32;
+// Strings longer than this in total take the general calls (never seen in a real report).
+constexpr std::size_t kDirectStrings = std::size_t{8} << 10;
 }  // namespace
 
-void write_frame_json(JsonWriter& w, const Frame& f) {
-  if (!write_frame_direct(w, f)) write_frame_fields(w, f);
+bool write_register_values_direct(JsonWriter& w, const RegisterSet& set) {
+  using J = JsonWriter;
+  std::size_t strings = 0;
+  for (const auto& kv : set.values) strings += kv.first.size();
+  if (strings > kDirectStrings || set.values.size() > 256) return false;
+  char* p = w.begin_direct(2 + strings + kMemberFixed * set.values.size());
+  *p++ = '{';
+  bool first = true;
+  for (const auto& [name, value] : set.values) {
+    if (!first) *p++ = ',';
+    first = false;
+    if (!J::put_string(p, name)) return false;
+    *p++ = ':';
+    J::put_scalar(p, value);
+  }
+  *p++ = '}';
+  w.end_direct(p);
+  return true;
 }
+
+void write_register_values_fields(JsonWriter& w, const RegisterSet& set) {
+  w.begin_object();
+  for (const auto& [name, value] : set.values) w.field(name, value);
+  w.end_object();
+}
+
+bool write_trace_direct(JsonWriter& w, const Trace& t) {
+  using J = JsonWriter;
+  if (t.label.size() > kDirectStrings) return false;
+  char* p = w.begin_direct(t.label.size() + 128);
+  J::put_literal(p, "{\"label\":");
+  if (!J::put_string(p, t.label)) return false;
+  J::put_literal(p, ",\"primary\":");
+  J::put_scalar(p, t.primary);
+  J::put_literal(p, ",\"first_frame\":");
+  J::put_scalar(p, t.first_frame);
+  J::put_literal(p, ",\"frame_count\":");
+  J::put_scalar(p, t.frame_count);
+  J::put_literal(p, ",\"line\":");
+  J::put_scalar(p, t.line);
+  *p++ = '}';
+  w.end_direct(p);
+  return true;
+}
+
+void write_trace_fields(JsonWriter& w, const Trace& t) {
+  w.begin_object();
+  w.field("label", t.label);
+  w.field("primary", t.primary);
+  w.field("first_frame", t.first_frame);
+  w.field("frame_count", t.frame_count);
+  w.field("line", t.line);
+  w.end_object();
+}
+
+bool write_section_direct(JsonWriter& w, const StackSection& s) {
+  using J = JsonWriter;
+  const std::string_view stack = to_string(s.stack);
+  const std::size_t strings = stack.size() + (s.exception ? s.exception->size() : 0);
+  if (strings > kDirectStrings) return false;
+  char* p = w.begin_direct(strings + 160);
+  J::put_literal(p, "{\"stack\":");
+  if (!J::put_string(p, stack)) return false;
+  J::put_literal(p, ",\"exception\":");
+  if (!J::put_string_or_null(p, s.exception)) return false;
+  J::put_literal(p, ",\"trace\":");
+  J::put_scalar(p, s.trace);
+  J::put_literal(p, ",\"first_frame\":");
+  J::put_scalar(p, s.first_frame);
+  J::put_literal(p, ",\"frame_count\":");
+  J::put_scalar(p, s.frame_count);
+  J::put_literal(p, ",\"line\":");
+  J::put_scalar(p, s.line);
+  *p++ = '}';
+  w.end_direct(p);
+  return true;
+}
+
+void write_section_fields(JsonWriter& w, const StackSection& s) {
+  w.begin_object();
+  w.field("stack", to_string(s.stack));
+  w.field("exception", s.exception);
+  w.field("trace", s.trace);
+  w.field("first_frame", s.first_frame);
+  w.field("frame_count", s.frame_count);
+  w.field("line", s.line);
+  w.end_object();
+}
+
+}  // namespace report_json_detail
 
 void write_truncations_json(JsonWriter& w, const std::vector<Truncation>& truncated) {
   if (truncated.empty()) return;  // only when a limit was reached: documents without one stay as they were
@@ -290,9 +397,8 @@ void write_report_json(JsonWriter& w, const Report& r) {
   // "more_registers": every later block with the line it starts on.
   const auto write_registers = [&w](const RegisterSet& set) {
     w.key("registers");
-    w.begin_object();
-    for (const auto& [name, value] : set.values) w.field(name, value);
-    w.end_object();
+    if (!report_json_detail::write_register_values_direct(w, set))
+      report_json_detail::write_register_values_fields(w, set);
   };
   const RegisterSet none;
   write_registers(r.registers.empty() ? none : r.registers.front());
@@ -308,28 +414,13 @@ void write_report_json(JsonWriter& w, const Report& r) {
   w.field("code", r.code_bytes);
   w.key("traces");
   w.begin_array();
-  for (const Trace& t : r.traces) {
-    w.begin_object();
-    w.field("label", t.label);
-    w.field("primary", t.primary);
-    w.field("first_frame", t.first_frame);
-    w.field("frame_count", t.frame_count);
-    w.field("line", t.line);
-    w.end_object();
-  }
+  for (const Trace& t : r.traces)
+    if (!report_json_detail::write_trace_direct(w, t)) report_json_detail::write_trace_fields(w, t);
   w.end_array();
   w.key("sections");
   w.begin_array();
-  for (const StackSection& s : r.sections) {
-    w.begin_object();
-    w.field("stack", to_string(s.stack));
-    w.field("exception", s.exception);
-    w.field("trace", s.trace);
-    w.field("first_frame", s.first_frame);
-    w.field("frame_count", s.frame_count);
-    w.field("line", s.line);
-    w.end_object();
-  }
+  for (const StackSection& s : r.sections)
+    if (!report_json_detail::write_section_direct(w, s)) report_json_detail::write_section_fields(w, s);
   w.end_array();
   w.key("frames");
   w.begin_array();

@@ -15,6 +15,22 @@ void write_truncations_json(JsonWriter& w, const std::vector<Truncation>& trunca
 // What debuginfo adds to a frame: debug_address, source, inlined callers, call site, notes.
 void write_debug_fields(JsonWriter& w, const FrameDebugInfo& d);
 void write_report_json(JsonWriter& w, const Report& r);
+
+// The objects a report holds many of, each written two ways: straight into the writer's buffer
+// (direct: false, nothing written, when a string needs escaping or the object is too large)
+// and through the general calls, which must give the same text
+// (tests/unit/report_json_direct_test.cpp).
+namespace report_json_detail {
+bool write_frame_direct(JsonWriter& w, const Frame& f);
+void write_frame_fields(JsonWriter& w, const Frame& f);
+// A block's registers as one object, {"RAX": 0, ...}.
+bool write_register_values_direct(JsonWriter& w, const RegisterSet& set);
+void write_register_values_fields(JsonWriter& w, const RegisterSet& set);
+bool write_trace_direct(JsonWriter& w, const Trace& t);
+void write_trace_fields(JsonWriter& w, const Trace& t);
+bool write_section_direct(JsonWriter& w, const StackSection& s);
+void write_section_fields(JsonWriter& w, const StackSection& s);
+}  // namespace report_json_detail
 // The whole document: {"btaudit": version, "reports": [...]}.
 std::string render_json(const std::vector<Report>& reports);
 

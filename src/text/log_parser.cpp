@@ -121,21 +121,24 @@ void LogParser::keep_text(const ReportBuilder& b, ReportText& text, const CleanL
   if (has & kLockDebugOff) return;
   // Frames the unwinder did not vouch for ("? foo+0x1/0x2", powerpc's "(unreliable)") are
   // left out of timestamped consoles, as syzkaller does: text rules must not pick stale words.
-  if (line.had_timestamp && (seen.unreliable_mark || s.ends_with(" (unreliable)")) &&
+  // (The last byte first: nearly every line ends otherwise, and the suffix is then not compared.)
+  if (line.had_timestamp && (seen.unreliable_mark || (!s.empty() && s.back() == ')' && s.ends_with(" (unreliable)"))) &&
       s.find("<EOI>") == std::string_view::npos)
     return;
-  if (has & kSendingNmi) text.other_cpus = true;
-  // Messages that print a stack of their own (an allocation failure, fault injection)
-  // end a console report's text: their frames would pass for the report's.
-  if (!b.caller_kind() && !text.lines.empty() && (has & (kVmallocFailure | kFaultInjection | kFaultFlag))) {
-    text.stopped = true;
-    return;
-  }
-  // panic_on_warn and oops-induced lockdep reports repeat what the report already
-  // showed; after a report of some length they only add a misleading second stack.
-  if (text.lines.size() > 22 && (has & (kPanic | kCircularLocking))) {
-    text.stopped = true;
-    return;
+  if (has != 0) {  // most lines hold none of the phrases
+    if (has & kSendingNmi) text.other_cpus = true;
+    // Messages that print a stack of their own (an allocation failure, fault injection)
+    // end a console report's text: their frames would pass for the report's.
+    if (!b.caller_kind() && !text.lines.empty() && (has & (kVmallocFailure | kFaultInjection | kFaultFlag))) {
+      text.stopped = true;
+      return;
+    }
+    // panic_on_warn and oops-induced lockdep reports repeat what the report already
+    // showed; after a report of some length they only add a misleading second stack.
+    if (text.lines.size() > 22 && (has & (kPanic | kCircularLocking))) {
+      text.stopped = true;
+      return;
+    }
   }
   if (storage_ && (text.pins.empty() || text.pins.back() != storage_)) pin_storage(text);
   // Reserved ahead and grown by 4: a report keeps tens to hundreds of lines, and each
@@ -144,7 +147,7 @@ void LogParser::keep_text(const ReportBuilder& b, ReportText& text, const CleanL
     const std::size_t want = text.lines.empty() ? 128 : text.lines.capacity() * 4;
     text.lines.reserve(std::min(want, limits_.max_text_lines));
   }
-  text.lines.push_back(s.substr(0, limits_.max_text_line_bytes));
+  text.lines.emplace_back(s.data(), std::min(s.size(), limits_.max_text_line_bytes));  // substr() less its check
 }
 
 void LogParser::pin_storage(ReportText& text) const {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <tuple>
 #include <utility>
 
@@ -16,35 +17,52 @@ using namespace scan;
 
 // Labels of traces that describe an object's history rather than the
 // crashing context (KASAN/KMSAN/KFENCE alloc/free stacks, lockdep chains).
-bool is_auxiliary_label(std::string_view label) {
-  constexpr std::string_view kAux[] = {
-      "Allocated by",
-      "Freed by",
-      "Last potentially related",
-      "Second to last potentially related",
-      "Last call_rcu",
-      "Second to last call_rcu",
-      "-> #",
-      "Uninit was",
-      "Local variable",
-      "Memory access of",
-      "allocated by task",
-      "freed by task",
-      "Bytes b4",
-      "stored to memory",
-      "created at",
-      "other info",
-      "Task ",
-      "Workqueue:",
-      "the shortest dependencies",
-      "which lock already depends",
-      "kmemleak:",  // kmemleak's object dump: the allocation stack of the object it complains about
-  };
-  if (label.empty()) return false;  // holds none of them (a trace with no label: most are)
-  for (auto a : kAux)
-    if (contains(label, a)) return true;
+constexpr std::string_view kAuxiliaryLabels[] = {
+    "Allocated by",
+    "Freed by",
+    "Last potentially related",
+    "Second to last potentially related",
+    "Last call_rcu",
+    "Second to last call_rcu",
+    "-> #",
+    "Uninit was",
+    "Local variable",
+    "Memory access of",
+    "allocated by task",
+    "freed by task",
+    "Bytes b4",
+    "stored to memory",
+    "created at",
+    "other info",
+    "Task ",
+    "Workqueue:",
+    "the shortest dependencies",
+    "which lock already depends",
+    "kmemleak:",  // kmemleak's object dump: the allocation stack of the object it complains about
+};
+
+}  // namespace
+
+// One pass over the label: at each byte that starts one of the phrases, those that start with
+// it are compared there (a search per phrase, each a memchr and compares, cost several times
+// more). tests/unit/builder_detail_test.cpp checks it against a search per phrase.
+bool builder_detail::is_auxiliary_label(std::string_view label) {
+  static_assert(std::size(kAuxiliaryLabels) <= 32);
+  // Per byte, the phrases that start with it (bit k: kAuxiliaryLabels[k]).
+  static constexpr std::array<std::uint32_t, 256> kStartsWith = [] {
+    std::array<std::uint32_t, 256> t{};
+    for (std::size_t k = 0; k < std::size(kAuxiliaryLabels); ++k)
+      t[static_cast<unsigned char>(kAuxiliaryLabels[k][0])] |= std::uint32_t{1} << k;
+    return t;
+  }();
+  for (std::size_t i = 0; i < label.size(); ++i) {
+    for (std::uint32_t m = kStartsWith[static_cast<unsigned char>(label[i])]; m != 0; m &= m - 1)
+      if (label.substr(i).starts_with(kAuxiliaryLabels[std::countr_zero(m)])) return true;
+  }
   return false;
 }
+
+namespace {
 
 bool requires_trace(ReportKind k) {
   switch (k) {
@@ -71,40 +89,65 @@ bool requires_trace(ReportKind k) {
 // line starting with any other byte starts none of them. `s` is trimmed and not empty.
 bool opens_trace(std::string_view s) {
   switch (s[0]) {
-    case 'C': return starts(s, "Call Trace:") || starts(s, "Call trace:");
+    case 'C': return has_prefix(s, "Call Trace:") || has_prefix(s, "Call trace:");
     case 'B': return s == "Backtrace:";
-    case 'b': return starts(s, "backtrace:");
+    case 'b': return has_prefix(s, "backtrace:");
     default: return false;
   }
 }
 
-// The register lines of a register dump; kept inside a trace because 4.x+
-// prints the interrupted context's registers in the middle of the trace.
-bool is_register_line(std::string_view s) {
-  static constexpr std::string_view kStarts[] = {
-      "RIP: ",          "RSP: ",    "RAX: ",    "RDX: ",     "RBP: ",     "R10: ",  "R13: ",   "FS: ",
-      "CS: ",           "CR2: ",    "DR0: ",    "DR3: ",     "DR6: ",     "PKRU: ", "EIP: ",   "EAX: ",
-      "ESI: ",          "DS: ",     "CR0: ",    "Code: ",    "RIP  [<",   " RSP <", "EIP: [<", "ORIG_RAX: ",
-      "pc : ",          "lr : ",    "sp : ",    "x29: ",     "x27: ",     "x25: ",  "x23: ",   "x21: ",
-      "x19: ",          "x17: ",    "x15: ",    "x13: ",     "x11: ",     "x9 : ",  "x7 : ",   "x5 : ",
-      "x3 : ",          "x1 : ",    "pstate: ", "NIP",       "LR ",       "REGS:",  "MSR:",    "GPR",
-      "CFAR:",          "IRQMASK:", "Krnl PSW", "Krnl GPRS", "Krnl Code", "epc : ", "ra : ",   "status: ",
-      "badaddr: ",      "cause: ",  "Stack:",   "PGD ",      "P4D ",      "#PF: ",  "IP: ",    "Process ",
-      "Thread overran",
-  };
-  // Indexed by first character: most lines that reach this are not register lines.
-  struct Index {
-    std::array<std::vector<std::string_view>, 256> by_first{};
-    Index() {
-      for (auto k : kStarts) by_first[static_cast<unsigned char>(k[0])].push_back(k);
-    }
-  };
-  static const Index index;  // immutable after construction
+}  // namespace
+
+// The register lines of a register dump; kept inside a trace because 4.x+ prints the
+// interrupted context's registers in the middle of the trace. By first byte, each prefix a
+// literal: most lines that reach this are not register lines, and a literal's comparison is
+// a few compares in place where a table's prefixes took a memcmp call each
+// (tests/unit/builder_detail_test.cpp checks it against the table it replaces).
+bool builder_detail::is_register_line(std::string_view s) {
   if (s.empty()) return false;
-  for (auto k : index.by_first[static_cast<unsigned char>(s[0])])
-    if (s.starts_with(k)) return true;
-  return false;
+  switch (s[0]) {
+    case 'R':
+      return has_prefix(s, "RIP: ") || has_prefix(s, "RSP: ") || has_prefix(s, "RAX: ") || has_prefix(s, "RDX: ") ||
+             has_prefix(s, "RBP: ") || has_prefix(s, "R10: ") || has_prefix(s, "R13: ") || has_prefix(s, "RIP  [<") ||
+             has_prefix(s, "REGS:");
+    case 'F': return has_prefix(s, "FS: ");
+    case 'C':
+      return has_prefix(s, "CS: ") || has_prefix(s, "CR2: ") || has_prefix(s, "CR0: ") || has_prefix(s, "Code: ") ||
+             has_prefix(s, "CFAR:");
+    case 'D':
+      return has_prefix(s, "DR0: ") || has_prefix(s, "DR3: ") || has_prefix(s, "DR6: ") || has_prefix(s, "DS: ");
+    case 'P':
+      return has_prefix(s, "PKRU: ") || has_prefix(s, "PGD ") || has_prefix(s, "P4D ") || has_prefix(s, "Process ");
+    case 'E':
+      return has_prefix(s, "EIP: ") || has_prefix(s, "EAX: ") || has_prefix(s, "ESI: ") || has_prefix(s, "EIP: [<");
+    case ' ': return has_prefix(s, " RSP <");
+    case 'O': return has_prefix(s, "ORIG_RAX: ");
+    case 'p': return has_prefix(s, "pc : ") || has_prefix(s, "pstate: ");
+    case 'l': return has_prefix(s, "lr : ");
+    case 's': return has_prefix(s, "sp : ") || has_prefix(s, "status: ");
+    case 'x':  // arm64's odd registers, the first of each pair on a line
+      return has_prefix(s, "x29: ") || has_prefix(s, "x27: ") || has_prefix(s, "x25: ") || has_prefix(s, "x23: ") ||
+             has_prefix(s, "x21: ") || has_prefix(s, "x19: ") || has_prefix(s, "x17: ") || has_prefix(s, "x15: ") ||
+             has_prefix(s, "x13: ") || has_prefix(s, "x11: ") || has_prefix(s, "x9 : ") || has_prefix(s, "x7 : ") ||
+             has_prefix(s, "x5 : ") || has_prefix(s, "x3 : ") || has_prefix(s, "x1 : ");
+    case 'N': return has_prefix(s, "NIP");
+    case 'L': return has_prefix(s, "LR ");
+    case 'M': return has_prefix(s, "MSR:");
+    case 'G': return has_prefix(s, "GPR");
+    case 'I': return has_prefix(s, "IRQMASK:") || has_prefix(s, "IP: ");
+    case 'K': return has_prefix(s, "Krnl PSW") || has_prefix(s, "Krnl GPRS") || has_prefix(s, "Krnl Code");
+    case 'e': return has_prefix(s, "epc : ");
+    case 'r': return has_prefix(s, "ra : ");
+    case 'b': return has_prefix(s, "badaddr: ");
+    case 'c': return has_prefix(s, "cause: ");
+    case 'S': return has_prefix(s, "Stack:");
+    case '#': return has_prefix(s, "#PF: ");
+    case 'T': return has_prefix(s, "Thread overran");
+    default: return false;
+  }
 }
+
+namespace {
 
 // An x86 register row: "RAX: 0000000000000000 RBX: ffff8801ac392080 RCX: ffffffff84db22a1"
 bool is_register_row(std::string_view s) {
@@ -124,7 +167,7 @@ std::size_t name_colon(std::string_view t) {
 // A line of a raw hex stack dump ("Stack:" block of <= 4.10 kernels, arm's
 // "Exception stack(0x... to 0x...)" block with its "5bc0: 00000000 ..." rows).
 bool is_hex_dump_line(std::string_view s) {
-  if (starts(s, "Exception stack(")) return true;
+  if (has_prefix(s, "Exception stack(")) return true;
   if (s.size() > 5 && s[4] == ':' && is_hex(s[0]) && is_hex(s[1]) && is_hex(s[2]) && is_hex(s[3]))
     s.remove_prefix(5);  // arm row offset
   int words = 0;
@@ -185,7 +228,7 @@ ReportBuilder::ReportBuilder(std::string path, const StartMarker& start, const C
 // hung task is the report's task (a later "CPU:" line belongs to khungtaskd).
 void ReportBuilder::parse_hung_task_header(std::string_view s) {
   std::string_view t = s;
-  if (!consume(t, "INFO: task ")) return;
+  if (!take_prefix(t, "INFO: task ")) return;
   const std::size_t end = t.find(" blocked for more than ");
   if (end == std::string_view::npos) return;
   std::string_view who = t.substr(0, end);
@@ -196,11 +239,6 @@ void ReportBuilder::parse_hung_task_header(std::string_view s) {
   if (!pid || !digits.empty()) return;
   report_.comm = std::string(who.substr(0, colon));
   report_.pid = static_cast<int>(*pid);
-}
-
-void ReportBuilder::touch(std::uint32_t line) {
-  if (line > report_.input.last_line) report_.input.last_line = line;
-  idle_ = 0;
 }
 
 void ReportBuilder::mark_corrupted(std::string reason) {
@@ -351,14 +389,14 @@ bool ReportBuilder::parse_task_line(std::string_view s) {
     const std::uint32_t line = report_.input.last_line;
     note_cpu(static_cast<int>(*cpu), line);
     t = trim_left(t);
-    if (consume(t, "UID: ")) {
+    if (take_prefix(t, "UID: ")) {
       dec(t);
       t = trim_left(t);
     }
-    if (consume(t, "PID: ")) {
+    if (take_prefix(t, "PID: ")) {
       if (auto pid = dec(t); pid && !report_.pid) report_.pid = static_cast<int>(*pid);
       t = trim_left(t);
-      if (consume(t, "Comm: ")) {
+      if (take_prefix(t, "Comm: ")) {
         // comm is %.20s and may hold spaces; the taint words follow it.
         std::size_t end = t.find(" Not tainted");
         if (end == std::string_view::npos) end = t.find(" Tainted: ");
@@ -372,18 +410,18 @@ bool ReportBuilder::parse_task_line(std::string_view s) {
     note_kernel_build_id(parse_taint(t));
     return true;
   }
-  if (consume(s, "Pid: ")) {  // <= 3.9
+  if (take_prefix(s, "Pid: ")) {  // <= 3.9
     auto pid = dec(s);
     if (!pid) return false;
     if (!report_.pid) report_.pid = static_cast<int>(*pid);
-    if (consume(s, ", comm: ")) {
+    if (take_prefix(s, ", comm: ")) {
       std::size_t end = s.find(" Not tainted");
       if (end == std::string_view::npos) end = s.find(" Tainted: ");
       if (!report_.comm) report_.comm = std::string(trim(s.substr(0, end)));
       if (end != std::string_view::npos) {
         // 2.6-3.9 print the DMI name after the version: "... 3.6.1-1.fc17.x86_64 #1 HP Compaq/30FE".
         std::string_view rest = trim_left(parse_taint(s.substr(end)));
-        if (consume(rest, "#") && dec(rest)) {
+        if (take_prefix(rest, "#") && dec(rest)) {
           rest = trim(rest);
           if (!rest.empty() && !report_.hardware) report_.hardware = std::string(rest);
         }
@@ -400,9 +438,9 @@ bool ReportBuilder::parse_task_line(std::string_view s) {
 // Returns what follows the release ("#1 <hardware>" on <= 3.9 kernels).
 std::string_view ReportBuilder::parse_taint(std::string_view t) {
   t = trim_left(t);
-  if (consume(t, "Not tainted")) {
+  if (take_prefix(t, "Not tainted")) {
     if (!report_.tainted) report_.tainted = "";
-  } else if (consume(t, "Tainted: ")) {
+  } else if (take_prefix(t, "Tainted: ")) {
     if (!t.empty() && t[0] == '[') return {};  // 6.x verbose "Tainted: [W]=WARN, ..." line
     std::string letters;
     std::size_t i = 0;
@@ -414,7 +452,7 @@ std::string_view ReportBuilder::parse_taint(std::string_view t) {
     return {};
   }
   std::string_view release = take_word(t);
-  if (consume(release, "(")) release = release.substr(0, release.find(')'));  // ppc REGS: "(3.10.0)"
+  if (take_prefix(release, "(")) release = release.substr(0, release.find(')'));  // ppc REGS: "(3.10.0)"
   if (release.empty() || !is_digit(release[0])) return {};
   if (!report_.kernel) report_.kernel = std::string(release);
   return t;
@@ -436,7 +474,7 @@ void ReportBuilder::note_kernel_build_id(std::string_view rest) {
 // ("3.6.0-rc1-wl+ #296 Tainted: G        W", "4.4.0 #11 Not tainted") and the
 // hung-task line ("      Not tainted 5.10.0 #1").
 bool ReportBuilder::parse_release_taint_line(std::string_view s) {
-  if (starts(s, "Not tainted") || starts(s, "Tainted: ")) {
+  if (has_prefix(s, "Not tainted") || has_prefix(s, "Tainted: ")) {
     parse_taint(s);
     return true;
   }
@@ -445,7 +483,7 @@ bool ReportBuilder::parse_release_taint_line(std::string_view s) {
   const std::string_view release = take_word(t);
   if (release.find('.') == std::string_view::npos) return false;
   t = trim_left(t);
-  if (!consume(t, "#")) return false;
+  if (!take_prefix(t, "#")) return false;
   if (!dec(t)) return false;
   t = trim_left(t);
   if (!t.starts_with("Not tainted") && !t.starts_with("Tainted: ")) return false;
@@ -529,38 +567,38 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
   if (s.empty()) return false;
   switch (s[0]) {
     case 'C':
-      if (starts(s, "CPU: ")) return parse_task_line(s);
-      if (starts(s, "CPU ") && s.size() <= 9) {  // 2.6-3.x "CPU 1 " on a line of its own
+      if (has_prefix(s, "CPU: ")) return parse_task_line(s);
+      if (has_prefix(s, "CPU ") && s.size() <= 9) {  // 2.6-3.x "CPU 1 " on a line of its own
         std::string_view t = s.substr(4);
         if (auto cpu = dec(t); cpu && trim(t).empty()) {
           note_cpu(static_cast<int>(*cpu), line);
           return true;
         }
       }
-      if (consume(s, "Code: ")) {
+      if (take_prefix(s, "Code: ")) {
         if (report_.code_bytes.empty()) report_.code_bytes = std::string(trim(s));
         return true;
       }
       break;
     case 'P':
-      if (starts(s, "Pid: ")) return parse_task_line(s);
-      if (starts(s, "PC is at ")) return parse_code_site(s);
+      if (has_prefix(s, "Pid: ")) return parse_task_line(s);
+      if (has_prefix(s, "PC is at ")) return parse_code_site(s);
       break;
     case 'H':
-      if (consume(s, "Hardware name: ")) {
+      if (take_prefix(s, "Hardware name: ")) {
         if (!report_.hardware) report_.hardware = std::string(trim(s));
         return true;
       }
       break;
     case 'M':
-      if (consume(s, "Modules linked in:")) {
+      if (take_prefix(s, "Modules linked in:")) {
         if (report_.modules.empty()) add_module_words(s, false);
         return true;
       }
       break;
     case 'N':
       if (parse_release_taint_line(s)) return true;  // "Not tainted"
-      if (starts(s, "NIP ")) return parse_code_site(s);
+      if (has_prefix(s, "NIP ")) return parse_code_site(s);
       break;
     case 'T':
       if (parse_release_taint_line(s)) return true;  // "Tainted: "
@@ -578,40 +616,40 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
       if (parse_release_taint_line(s)) return true;  // "6.1.0-1 #1 Tainted: ..."
       break;
     case 'K':
-      if (starts(s, "Krnl PSW")) return parse_psw_line(s);
-      if (consume(s, "Kernel Offset: ")) {
+      if (has_prefix(s, "Krnl PSW")) return parse_psw_line(s);
+      if (take_prefix(s, "Kernel Offset: ")) {
         std::string_view t = s;
         if (auto v = hex0x(t)) report_.kaslr_offset = static_cast<std::int64_t>(*v);
         return true;
       }
       break;
     case 'R':
-      if (starts(s, "RIP: ")) return parse_code_site(s);
+      if (has_prefix(s, "RIP: ")) return parse_code_site(s);
       if (is_register_row(s)) return parse_register_row(s, line);
       break;
     case 'E':
-      if (starts(s, "EIP: ") || starts(s, "EIP is at ")) return parse_code_site(s);
+      if (has_prefix(s, "EIP: ") || has_prefix(s, "EIP is at ")) return parse_code_site(s);
       if (is_register_row(s)) return parse_register_row(s, line);
       break;
     case 'p':
-      if (starts(s, "pc : ")) return parse_code_site(s);
+      if (has_prefix(s, "pc : ")) return parse_code_site(s);
       break;
     case 'e':
-      if (starts(s, "epc : ")) return parse_code_site(s);
+      if (has_prefix(s, "epc : ")) return parse_code_site(s);
       break;
     case 'I':
-      if (starts(s, "IP: ")) return parse_code_site(s);
+      if (has_prefix(s, "IP: ")) return parse_code_site(s);
       break;
     case 'x':
     case 'l':
-      if (starts(s, "x29: ") || starts(s, "lr : ")) {
+      if (has_prefix(s, "x29: ") || has_prefix(s, "lr : ")) {
         if (report_.arch == Arch::Unknown) report_.arch = Arch::Arm64;
         return true;
       }
       break;
     default: break;
   }
-  return is_register_line(s);
+  return builder_detail::is_register_line(s);
 }
 
 // s390 "Krnl PSW : 0404c00180000000 0000000000431f8e (scsi_alloc_sgtable+0x62/0x7c)"
@@ -662,22 +700,22 @@ bool ReportBuilder::parse_code_site(std::string_view s) {
   if (!report_.rip || !report_.rip->function) {
     std::string_view t = s.substr(s.find(' ') + 1);
     t = trim_left(t);
-    if (consume(t, ":")) t = trim_left(t);                                // arm64/riscv "pc : ", "epc : "
-    consume(t, "is at ");                                                 // "PC is at ", "EIP is at "
+    if (take_prefix(t, ":")) t = trim_left(t);                            // arm64/riscv "pc : ", "epc : "
+    take_prefix(t, "is at ");                                             // "PC is at ", "EIP is at "
     if (t.size() > 5 && t[4] == ':' && is_hex(t[0])) t.remove_prefix(5);  // "0010:"
     CodeLocation loc;
     bool have = false;
     for (int i = 0; i < 3 && !have; ++i) {
       t = trim_left(t);
       std::string_view a = t;
-      if (consume(a, "[<")) {
-        if (auto v = hex(a); v && consume(a, ">]")) {
+      if (take_prefix(a, "[<")) {
+        if (auto v = hex(a); v && take_prefix(a, ">]")) {
           loc.address = v;
           t = a;
           continue;
         }
-      } else if (consume(a, "[")) {  // powerpc "NIP [c0000000001234] foo+0x1/0x2"
-        if (auto v = hex(a); v && consume(a, "]")) {
+      } else if (take_prefix(a, "[")) {  // powerpc "NIP [c0000000001234] foo+0x1/0x2"
+        if (auto v = hex(a); v && take_prefix(a, "]")) {
           loc.address = v;
           t = a;
           continue;
@@ -736,11 +774,16 @@ bool ReportBuilder::parse_register_row(std::string_view s, std::uint32_t line) {
 // inside a trace), and a reader asking for RSP means the first block's.
 void ReportBuilder::add_register(std::string_view name, std::uint64_t value, std::uint32_t line) {
   // A 64-bit filter of the open block's names: a name whose bit is clear is new without a
-  // search (most are: a block holds each name once); a set bit is checked exactly.
-  const std::size_t hash = name.empty() ? 0
-                                        : static_cast<unsigned char>(name.front()) * 7u +
-                                              static_cast<unsigned char>(name.back()) * 31u + name.size();
-  const std::uint64_t bit = std::uint64_t{1} << (hash & 63u);
+  // search (most are: a block holds each name once); a set bit is checked exactly. The bit
+  // comes from the first two bytes, the last and the length, multiplied by a constant picked
+  // so that the names of an x86-64 block (RIP, RSP, EFLAGS, ORIG_RAX, RAX ... R15) and of an
+  // i386 one take a bit each: RAX, RBX, RCX and RDX shared one under a sum of first and last.
+  std::uint64_t key = name.size() << 24;
+  if (!name.empty()) {
+    key |= static_cast<unsigned char>(name.front()) | std::uint64_t{static_cast<unsigned char>(name.back())} << 16;
+    if (name.size() > 1) key |= std::uint64_t{static_cast<unsigned char>(name[1])} << 8;
+  }
+  const std::uint64_t bit = std::uint64_t{1} << ((key * 0x7d8dd474c146a389ULL) >> 58);
   const bool repeated = (register_names_ & bit) != 0 &&
                         std::any_of(report_.registers.back().values.begin(), report_.registers.back().values.end(),
                                     [&](const auto& kv) { return kv.first == name; });
@@ -789,7 +832,7 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
 
   if (opens_trace(s)) {
     start_trace(pending_label_.empty() ? std::string("Call Trace") : pending_label_, line.number,
-                !is_auxiliary_label(pending_label_));
+                !builder_detail::is_auxiliary_label(pending_label_));
     touch(line.number);
     std::string_view rest = trim(s.substr(s.find(':') + 1));
     if (!rest.empty()) {
@@ -843,7 +886,7 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
       if (!in_trace_) {
         // Frames with no "Call Trace:" header: KASAN/KMSAN/KFENCE access stacks, lockdep chains.
         start_trace(pending_label_.empty() ? std::string("Call Trace") : pending_label_, line.number,
-                    !is_auxiliary_label(pending_label_));
+                    !builder_detail::is_auxiliary_label(pending_label_));
       }
       non_frame_in_trace_ = 0;
       if (!trace_.markers.empty()) apply_markers(trace_.markers, line.number);  // most lines have none

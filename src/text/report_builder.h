@@ -22,6 +22,14 @@ struct ReportLimits {
   std::size_t max_registers = 64;
 };
 
+namespace builder_detail {
+// A line of a register dump other than an x86 register row ("RIP: ", "CR2: ", "pc : ", ...).
+bool is_register_line(std::string_view s);
+// A trace label that names an object's history (an allocation or free stack, a lockdep chain),
+// not the crashing context: it holds one of a list of phrases.
+bool is_auxiliary_label(std::string_view label);
+}  // namespace builder_detail
+
 class ReportBuilder {
  public:
   ReportBuilder(std::string path, const StartMarker& start, const CleanLine& line, std::uint32_t first_line,
@@ -50,7 +58,11 @@ class ReportBuilder {
   Report finish();
 
  private:
-  void touch(std::uint32_t line);
+  // Inline: every kept line calls it, and a call costs more than its two stores.
+  void touch(std::uint32_t line) {
+    if (line > report_.input.last_line) report_.input.last_line = line;
+    idle_ = 0;
+  }
   void start_trace(std::string label, std::uint32_t line, bool primary);
   void end_trace();
   void set_stack(StackKind stack, std::optional<std::string> exception, std::uint32_t line);

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string_view>
 
@@ -68,6 +69,22 @@ constexpr std::string_view trim(std::string_view s) { return trim_right(trim_lef
 constexpr bool starts(std::string_view s, std::string_view prefix) {
   if (prefix.empty()) return true;
   return !s.empty() && s[0] == prefix[0] && s.starts_with(prefix);
+}
+
+// s.starts_with(literal), made in place: the literal's length is known, so the comparison is a
+// few compares of words, where starts_with() (left out of line in a large function) costs a
+// call, a strlen and a memcmp call.
+template <std::size_t N>
+[[gnu::always_inline]] inline bool has_prefix(std::string_view s, const char (&literal)[N]) {
+  return s.size() >= N - 1 && std::memcmp(s.data(), literal, N - 1) == 0;
+}
+
+// consume(s, literal) made in place, as has_prefix is.
+template <std::size_t N>
+[[gnu::always_inline]] inline bool take_prefix(std::string_view& s, const char (&literal)[N]) {
+  if (!has_prefix(s, literal)) return false;
+  s.remove_prefix(N - 1);
+  return true;
 }
 
 // Removes `prefix` from the front of `s` and returns true when it is there.

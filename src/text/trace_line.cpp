@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "text/byte_masks.h"
 #include "text/scan.h"
 
 namespace btaudit {
@@ -258,6 +259,114 @@ void parse_suffixes(std::string_view s, FrameText& f) {
   return true;
 }
 
+// What the one-pass reading below made of a line.
+enum class Quick { Frame, NoFrame, Unknown };
+
+// looks_like_source() on the word at bits [w, wend) of masks `m`: a last ':' with only digits
+// after it, a "file:line:column" column dropped, and a '.' or '/' in what remains.
+bool source_by_masks(const byte_masks::WordMasks& m, std::size_t w, std::size_t wend) {
+  using byte_masks::span;
+  const std::uint64_t colons = m.colon & span(w, wend);
+  if (colons == 0) return false;
+  const auto colon = static_cast<std::size_t>(63 - __builtin_clzll(colons));
+  if (colon == w || colon + 1 >= wend || (span(colon + 1, wend) & ~m.digit) != 0) return false;
+  std::size_t path_end = colon;
+  if (const std::uint64_t before = colons & ~span(colon, 64); before != 0) {
+    const auto c2 = static_cast<std::size_t>(63 - __builtin_clzll(before));
+    if ((span(c2 + 1, colon) & ~m.digit) == 0) path_end = c2;
+  }
+  return (m.dotslash & span(w, path_end)) != 0;
+}
+
+// The lines that open with a symbol name, read in one pass: "name+0x1f/0x20", "? name+0x1f/0x20"
+// and "name file.c:12", then nothing, a source word ("net/core/dev.c:123") or a source word and
+// " [inline]" (any other suffix goes to parse_suffixes()), and every other line that opens with
+// a name, which is no frame. Masks of the suffix's bytes answer what looks_like_source() searched
+// for byte by byte. Unknown for what parse_trace_text_general must read (lines that open with
+// anything else, a first word longer than 64 bytes); tests/unit/trace_line_fast_test.cpp checks
+// that both readings agree.
+[[gnu::noinline]] Quick read_symbol_line(std::string_view text, FrameText& f) {
+  if constexpr (!byte_masks::kAvailable) {
+    return Quick::Unknown;
+  } else {
+    std::size_t at = 0;
+    bool unreliable = false;
+    if (at + 1 < text.size() && text[at] == '?' && text[at + 1] == ' ') {
+      unreliable = true;
+      at += 2;
+      while (at < text.size() && is_space(text[at])) ++at;
+    }
+    // A first byte that starts a name and no other form ('.' and '$' are left to the general reading).
+    const char c0 = at < text.size() ? text[at] : '\0';
+    if (!((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z') || c0 == '_')) return Quick::Unknown;
+    const std::size_t name_end = byte_masks::ident_end(text, at);
+    if (name_end >= text.size()) return Quick::NoFrame;  // a name alone
+    std::string_view t = text.substr(name_end);
+    std::optional<std::uint64_t> off;
+    std::optional<std::uint64_t> size;
+    if (t[0] == '+') {
+      t.remove_prefix(1);
+      off = hex0x(t);
+      if (!off) return Quick::NoFrame;
+      if (consume(t, "/")) {
+        size = hex0x(t);
+        if (!size) return Quick::NoFrame;
+      }
+    } else if (t[0] != ' ') {
+      return Quick::NoFrame;
+    } else if (t.starts_with(" from ")) {
+      return Quick::Unknown;  // arm 5.x+ "foo from bar+0x18/0x1c"
+    }
+    const std::size_t u0 = text.size() - t.size();  // where the suffixes start
+    std::size_t w0 = u0;                            // their first word, after blanks
+    while (w0 < text.size() && is_space(text[w0])) ++w0;
+    const auto fill = [&]() {
+      f.function = text.substr(at, name_end - at);
+      f.offset = off;
+      f.size = size;
+      f.module = {};
+      f.build_id = {};
+      f.address.reset();
+      f.source = {};
+      f.inlined = false;
+      f.printed_unreliable = unreliable;
+    };
+    if (w0 == text.size()) {
+      if (!off) return Quick::NoFrame;  // "name" and blanks
+      fill();
+      return Quick::Frame;
+    }
+    // decode_stacktrace.sh's "name (file.c:12)": the general reading's (parse_decoded_location).
+    if (!off && text[w0] == '(') return Quick::Unknown;
+    // "[mod]", "(unreliable)", ...: parse_suffixes() reads those (a source word is not one)
+    const bool bracketed = text[w0] == '[' || text[w0] == '(';
+    if (off && bracketed) {
+      fill();
+      parse_suffixes(t, f);
+      return Quick::Frame;
+    }
+    const std::size_t w = w0 - u0;  // in mask bits
+    if (w >= 64) return Quick::Unknown;
+    byte_masks::WordMasks m;
+    const std::size_t n = byte_masks::word_masks(text, u0, w, m);
+    const std::uint64_t spaces = m.space & ~byte_masks::span(0, w);
+    if (spaces == 0 && n != text.size() - u0) return Quick::Unknown;  // a word past the masks
+    const std::size_t wend = spaces ? static_cast<std::size_t>(__builtin_ctzll(spaces)) : n;
+    const bool source = source_by_masks(m, w, wend);
+    if (!off && !source) return Quick::NoFrame;  // "name word" with no source: not a frame
+    fill();
+    const std::string_view word = text.substr(w0, wend - w);
+    const std::string_view rest = text.substr(u0 + wend);
+    if (!bracketed && word != "from" && (rest.empty() || rest == " [inline]")) {
+      if (source) f.source = word;
+      f.inlined = !rest.empty();
+      return Quick::Frame;
+    }
+    parse_suffixes(t, f);
+    return Quick::Frame;
+  }
+}
+
 }  // namespace
 
 std::optional<SymbolRef> parse_symbol_ref(std::string_view& s) {
@@ -324,6 +433,21 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
 }
 
 bool parse_trace_text(std::string_view text, TraceText& out) {
+  // The general reading trims the line first too: it is given the trimmed line, not trimmed twice.
+  const std::string_view s = trim_left(text);
+  const char c0 = s.empty() ? '\0' : s[0];
+  if ((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z') || c0 == '_' || c0 == '?') {
+    const Quick q = read_symbol_line(s, out.frame);
+    if (q != Quick::Unknown) {
+      out.markers.clear();
+      out.has_frame = q == Quick::Frame;
+      return out.has_frame;
+    }
+  }
+  return parse_trace_text_general(s, out);
+}
+
+bool parse_trace_text_general(std::string_view text, TraceText& out) {
   out.markers.clear();
   out.has_frame = false;
   std::string_view s = trim_left(text);

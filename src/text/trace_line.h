@@ -62,6 +62,8 @@ struct TraceText {
 // `text`; false when the line is neither a marker nor a frame. A caller reading many
 // lines keeps one TraceText: a fresh one per line costs a zeroing of its whole size.
 bool parse_trace_text(std::string_view text, TraceText& out);
+// parse_trace_text without its fast path for symbolized frames: what that path must agree with.
+bool parse_trace_text_general(std::string_view text, TraceText& out);
 
 // Parses "func+0xoff/0xsize" (with optional " [mod]") used by RIP:/pc:/WARNING lines.
 // Leaves `s` after what was consumed.

@@ -1,0 +1,129 @@
+// The JSON of a report's frames, registers, traces and sections is written straight into the
+// writer's buffer (render/report_json.cpp, report_json_detail); it must be the text the
+// general calls write, byte for byte, whatever the strings hold.
+#include <boost/test/unit_test.hpp>
+#include <cstddef>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "render/report_json.h"
+
+namespace detail = btaudit::report_json_detail;
+using btaudit::Frame;
+using btaudit::JsonWriter;
+using btaudit::RegisterSet;
+using btaudit::StackSection;
+using btaudit::Trace;
+
+namespace {
+
+// Strings over plain bytes and every kind a JSON string escapes or checks (quote, backslash,
+// control bytes, DEL, UTF-8 valid and not), short and long (past JsonWriter::kShort, and now
+// and then past the direct writers' bound).
+std::string random_text(std::mt19937& rng) {
+  static const std::vector<std::string> pieces = {"a",    "foo_bar", "net/core/dev.c:12", " ",    "\"", "\\", "\n",
+                                                  "\x01", "\x7f",    "\xc3\xa9",          "\xff", "#DF"};
+  std::string s;
+  const std::size_t n = rng() % 9 == 0 ? 40 : rng() % 8;
+  for (std::size_t i = 0; i < n; ++i) s += pieces[rng() % 4 == 0 ? rng() % pieces.size() : rng() % 4];
+  if (rng() % 500 == 0) s += std::string(9000, 'x');
+  return s;
+}
+
+template <typename T>
+void maybe(std::mt19937& rng, T& slot, const T& value) {
+  if (rng() % 3 != 0) slot = value;
+}
+
+Frame random_frame(std::mt19937& rng) {
+  Frame f;
+  if (rng() % 4 != 0) f.function = random_text(rng);
+  if (rng() % 2) f.offset = rng() % 5 == 0 ? std::uint64_t{rng()} << 32 | rng() : rng() % 4096;
+  if (rng() % 2) f.size = rng() % 100000;
+  if (rng() % 4 == 0) f.module = random_text(rng);
+  if (rng() % 6 == 0) f.build_id = random_text(rng);
+  if (rng() % 3 == 0) f.address = std::uint64_t{0xffffffff00000000ULL} | rng();
+  if (rng() % 3 == 0) f.source = random_text(rng);
+  if (rng() % 5 == 0) f.exception = random_text(rng);
+  f.inlined = rng() % 4 == 0;
+  f.printed_unreliable = rng() % 3 == 0;
+  f.stack = static_cast<btaudit::StackKind>(rng() % (static_cast<unsigned>(btaudit::StackKind::Unknown) + 1));
+  f.verdict = static_cast<btaudit::Verdict>(rng() % (static_cast<unsigned>(btaudit::Verdict::Unknown) + 1));
+  f.reason = static_cast<btaudit::Reason>(rng() % (static_cast<unsigned>(btaudit::Reason::ScannedTextAddress) + 1));
+  f.line = rng() % 3 == 0 ? rng() : rng() % 1000;
+  f.trace = rng() % 20;
+  if (rng() % 10 == 0) f.slot = std::uint64_t{rng()};
+  return f;
+}
+
+// `items` written into an array by `direct` (falling back to `fields` when it declines, as
+// write_report_json does) and by `fields` alone.
+template <typename T, typename Direct, typename Fields>
+void check_same(const std::vector<T>& items, Direct direct, Fields fields, std::size_t& compared) {
+  std::string a;
+  std::string b;
+  {
+    JsonWriter w(a);
+    w.begin_array();
+    for (const T& x : items)
+      if (!direct(w, x)) fields(w, x);
+    w.end_array();
+  }
+  {
+    JsonWriter w(b);
+    w.begin_array();
+    for (const T& x : items) fields(w, x);
+    w.end_array();
+  }
+  BOOST_TEST(a == b);
+  ++compared;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(report_json_direct)
+
+BOOST_AUTO_TEST_CASE(direct_writing_gives_the_text_of_the_general_calls) {
+  std::mt19937 rng(14);
+  std::size_t compared = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const std::size_t n = 1 + rng() % 4;  // one item and several: the commas between them
+    std::vector<Frame> frames;
+    std::vector<RegisterSet> registers;
+    std::vector<Trace> traces;
+    std::vector<StackSection> sections;
+    for (std::size_t i = 0; i < n; ++i) {
+      frames.push_back(random_frame(rng));
+      RegisterSet set;
+      set.line = rng();
+      const std::size_t count = rng() % 20;
+      for (std::size_t k = 0; k < count; ++k)
+        set.values.emplace_back(rng() % 4 ? std::string("R") + char('A' + rng() % 26) + "X" : random_text(rng),
+                                rng() % 3 ? std::uint64_t{rng()} << 32 | rng() : rng() % 10);
+      registers.push_back(std::move(set));
+      Trace t;
+      t.label = rng() % 3 ? std::string("Call Trace") : random_text(rng);
+      t.primary = rng() % 2 == 0;
+      maybe(rng, t.first_frame, static_cast<std::uint32_t>(rng()));
+      maybe(rng, t.frame_count, static_cast<std::uint32_t>(rng() % 100));
+      maybe(rng, t.line, static_cast<std::uint32_t>(rng()));
+      traces.push_back(std::move(t));
+      StackSection s;
+      s.stack = static_cast<btaudit::StackKind>(rng() % (static_cast<unsigned>(btaudit::StackKind::Unknown) + 1));
+      if (rng() % 3 == 0) s.exception = random_text(rng);
+      maybe(rng, s.trace, static_cast<std::uint32_t>(rng() % 10));
+      maybe(rng, s.first_frame, static_cast<std::uint32_t>(rng()));
+      maybe(rng, s.frame_count, static_cast<std::uint32_t>(rng() % 100));
+      maybe(rng, s.line, static_cast<std::uint32_t>(rng()));
+      sections.push_back(std::move(s));
+    }
+    check_same(frames, detail::write_frame_direct, detail::write_frame_fields, compared);
+    check_same(registers, detail::write_register_values_direct, detail::write_register_values_fields, compared);
+    check_same(traces, detail::write_trace_direct, detail::write_trace_fields, compared);
+    check_same(sections, detail::write_section_direct, detail::write_section_fields, compared);
+  }
+  BOOST_TEST(compared == 12000u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
