@@ -4,6 +4,8 @@
 #include <array>
 #include <cstdint>
 
+#include "analysis/text_find.h"
+
 namespace btaudit {
 
 namespace {
@@ -11,6 +13,21 @@ namespace {
 bool is_ident(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
 bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 bool is_path(char c) { return is_ident(c) || c == '-' || c == '/' || c == '.'; }
+
+// Length of a "[<hex>]" program counter at s[i], or 0 ('<', "0x" and '>' optional).
+std::size_t pc_length(std::string_view s, std::size_t i) {
+  std::size_t j = i;
+  if (j >= s.size() || s[j] != '[') return 0;
+  ++j;
+  if (j < s.size() && s[j] == '<') ++j;
+  if (j + 1 < s.size() && s[j] == '0' && s[j + 1] == 'x') j += 2;
+  const std::size_t digits = j;
+  while (j < s.size() && is_hex(s[j])) ++j;
+  if (j == digits) return 0;
+  if (j < s.size() && s[j] == '>') ++j;
+  if (j >= s.size() || s[j] != ']') return 0;
+  return j + 1 - i;
+}
 
 // The captures of one attempt, kept in place: patterns capture a few fields, and a
 // vector would allocate on every line that matches (frame lines all do). Captures
@@ -63,19 +80,7 @@ struct Matcher {
   int budget = 200000;  // steps per line: keeps '*' backtracking linear-ish on hostile lines
 
   // Length of a "[<hex>]" program counter at i, or 0.
-  std::size_t pc_at(std::size_t i) const {
-    std::size_t j = i;
-    if (j >= s.size() || s[j] != '[') return 0;
-    ++j;
-    if (j < s.size() && s[j] == '<') ++j;
-    if (j + 1 < s.size() && s[j] == '0' && s[j + 1] == 'x') j += 2;
-    const std::size_t digits = j;
-    while (j < s.size() && is_hex(s[j])) ++j;
-    if (j == digits) return 0;
-    if (j < s.size() && s[j] == '>') ++j;
-    if (j >= s.size() || s[j] != ']') return 0;
-    return j + 1 - i;
-  }
+  std::size_t pc_at(std::size_t i) const { return pc_length(s, i); }
 
   // Function name at i followed by '.' or '+': its length, or 0.
   std::size_t func_at(std::size_t i) const { return function_name_length(s.substr(i)); }
@@ -323,6 +328,22 @@ std::size_t function_name_length(std::string_view s) {
   return j;
 }
 
+bool pcs_then_function(std::string_view s, int pcs, std::vector<std::string_view>* caps) {
+  std::size_t at = 0;
+  for (int k = 0; k < pcs; ++k) {
+    // "{P} ": the matcher's space takes one space or more, all of them.
+    const std::size_t n = pc_length(s, at);
+    if (n == 0) return false;
+    at += n;
+    if (at >= s.size() || s[at] != ' ') return false;
+    while (at < s.size() && s[at] == ' ') ++at;
+  }
+  const std::size_t f = function_name_length(s.substr(at));
+  if (f == 0) return false;
+  if (caps) caps->push_back(s.substr(at, f));
+  return true;
+}
+
 std::string_view pattern_literal(std::string_view pattern) {
   if (!pattern.empty() && pattern[0] == '^') pattern.remove_prefix(1);
   return literal_prefix(pattern);
@@ -338,7 +359,7 @@ bool find_pattern(std::string_view pattern, std::string_view line, std::vector<s
   std::size_t start = 0;
   for (;;) {
     if (!lit.empty()) {
-      start = line.find(lit, start);
+      start = find_text(line, lit, start);
       if (start == std::string_view::npos) return false;
     } else if (filtered) {
       // Each position skipped is one the matcher would have failed at its first step.

@@ -8,6 +8,7 @@
 #include "analysis/demangle.h"
 #include "analysis/frame_roles.h"
 #include "analysis/line_pattern.h"
+#include "analysis/text_find.h"
 #include "analysis/title_rules.h"
 
 namespace btaudit {
@@ -18,11 +19,11 @@ using namespace title_rules;
 using Lines = std::vector<std::string_view>;
 using Caps = std::vector<std::string_view>;
 
-bool contains(std::string_view s, std::string_view n) { return s.find(n) != std::string_view::npos; }
+bool contains(std::string_view s, std::string_view n) { return holds_text(s, n); }
 
 // "Call Trace" or "Call trace", with one search.
 bool has_call_trace(std::string_view s) {
-  for (std::size_t at = s.find("Call "); at != std::string_view::npos; at = s.find("Call ", at + 1)) {
+  for (std::size_t at = find_text(s, "Call "); at != std::string_view::npos; at = find_text(s, "Call ", at + 1)) {
     const std::string_view rest = s.substr(at + 5);
     if (rest.starts_with("Trace") || rest.starts_with("trace")) return true;
   }
@@ -46,7 +47,8 @@ bool starts_stack(std::string_view s) {
     return find_pattern("{A:Allocated|Freed} by task {D}:", s, nullptr);
   if (!acktrace) return false;
   // " backtrace:" (kmemleak, maybe with a crc) but not lockdep's "stack backtrace:".
-  for (std::size_t at = s.find(" backtrace"); at != std::string_view::npos; at = s.find(" backtrace", at + 1)) {
+  for (std::size_t at = find_text(s, " backtrace"); at != std::string_view::npos;
+       at = find_text(s, " backtrace", at + 1)) {
     if (at == 0 || s[at - 1] == 'k') continue;
     std::string_view rest = s.substr(at + 10);
     if (rest.starts_with(":") || (rest.starts_with(" (crc ") && contains(rest, "):"))) return true;
@@ -125,10 +127,10 @@ bool frame_names(std::string_view s, Caps& out) {
     std::size_t next = close + 1;
     while (next < rest.size() && rest[next] == ' ') ++next;
     if (next < rest.size() && rest[next] != '(')
-      return find_pattern("^{P} {F}", rest, &out) || find_pattern("^{P} {P} {F}", rest, &out);
+      return pcs_then_function(rest, 1, &out) || pcs_then_function(rest, 2, &out);
   }
-  return find_pattern("^{P} ({I}) from {P} ({F}", rest, &out) || find_pattern("^{P} {F}", rest, &out) ||
-         find_pattern("^{P} {P} {F}", rest, &out);
+  return find_pattern("^{P} ({I}) from {P} ({F}", rest, &out) || pcs_then_function(rest, 1, &out) ||
+         pcs_then_function(rest, 2, &out);
 }
 
 // The crash-site line: "RIP: 0010:foo+0x1/0x2", "IP: [<..>] foo+..", "NIP [..] foo+..",
@@ -136,7 +138,7 @@ bool frame_names(std::string_view s, Caps& out) {
 bool rip_frame(std::string_view s, Caps& out) {
   static constexpr std::string_view kHeads[] = {"IP", "pc ", "PC is at"};
   for (auto head : kHeads) {
-    for (std::size_t at = s.find(head); at != std::string_view::npos; at = s.find(head, at + 1)) {
+    for (std::size_t at = find_text(s, head); at != std::string_view::npos; at = find_text(s, head, at + 1)) {
       std::string_view t = s.substr(at + head.size());
       if (t.starts_with(":")) t.remove_prefix(1);
       if (!t.starts_with(" ")) continue;
@@ -145,8 +147,7 @@ bool rip_frame(std::string_view s, Caps& out) {
       while (d < t.size() && t[d] >= '0' && t[d] <= '9') ++d;
       std::string_view u = t;
       if (d > 0 && d < t.size() && t[d] == ':') u = t.substr(d + 1);
-      if (leading_function(u, out) || find_pattern("^{P} {F}", u, &out) || find_pattern("^{P} {P} {F}", u, &out))
-        return true;
+      if (leading_function(u, out) || pcs_then_function(u, 1, &out) || pcs_then_function(u, 2, &out)) return true;
       if (u.starts_with("0x") || find_pattern("^{P} [< (null)>] (null)", u, nullptr) ||
           find_pattern("^{P} [<(null)>] (null)", u, nullptr) || (d > 0 && find_pattern("^{D}: (null)", t, nullptr)))
         return true;
@@ -169,7 +170,9 @@ bool call_trace_line(std::string_view s) {
 bool match_part(const Part& part, std::string_view s, Caps& out) {
   switch (part.kind) {
     case PartKind::Rip: return rip_frame(s, out);
-    case PartKind::RipOrInterrupt: return rip_frame(s, out) || find_pattern("--- interrupt: {D} at {F}", s, &out);
+    // Every match holds "interrupt:" (a literal word of the pattern): most lines are told by one search.
+    case PartKind::RipOrInterrupt:
+      return rip_frame(s, out) || (contains(s, "interrupt:") && find_pattern("--- interrupt: {D} at {F}", s, &out));
     case PartKind::CallTrace: return call_trace_line(s);
     case PartKind::Line: return find_pattern(part.pattern, s, &out);
     case PartKind::AnyOf: {
