@@ -361,6 +361,8 @@ FramePatternSet::FramePatternSet(std::span<const std::string_view> patterns) : a
       inner_[pair(core[0], core[1])].push_back(core);
       const std::size_t key = triple_key(core[0], core[1], core[2]);
       inner_triples_[key / 64] |= std::uint64_t{1} << (key % 64);
+      const std::size_t two = pair_key(core[0], core[1]);
+      inner_pairs_[two / 64] |= std::uint64_t{1} << (two % 64);
     }
   }
 }
@@ -378,6 +380,8 @@ bool FramePatternSet::matches(std::string_view f) const {
   for (std::string_view core : tail_[static_cast<unsigned char>(f.back())])
     if (f.ends_with(core)) return true;
   for (std::size_t i = 0; i + 2 < f.size(); ++i) {
+    const std::size_t two = pair_key(f[i], f[i + 1]);
+    if (((inner_pairs_[two / 64] >> (two % 64)) & 1) == 0) continue;
     const std::size_t key = triple_key(f[i], f[i + 1], f[i + 2]);
     if (((inner_triples_[key / 64] >> (key % 64)) & 1) == 0) continue;
     for (std::string_view p : inner_[pair(f[i], f[i + 1])])
