@@ -283,18 +283,19 @@ bool is_stall_anchor(std::string_view f) {
   return anchors.matches(f);
 }
 
-int stall_frame(const std::vector<std::string>& frames, std::string& name) {
-  for (std::size_t i = 0; i < frames.size(); ++i) {
-    if (!is_stall_anchor(frames[i])) continue;
-    if (frames[i].find("smp_call_function") != std::string::npos) {
-      name = "smp_call_function";
-      return static_cast<int>(i);
-    }
-    const std::size_t prev = i == 0 ? 0 : i - 1;
-    name = frames[prev];
-    return static_cast<int>(prev);
+// The stall extractor's pick, from what StackFrames knows: frames are added until the first
+// dispatcher frame (enough_frames), so the first of them is the last frame when `anchored`,
+// and there is none otherwise. The name is the frame above it, or smp_call_function.
+int stall_frame(const std::vector<std::string_view>& raw, bool anchored, std::string& name) {
+  if (!anchored || raw.empty()) return -1;
+  const std::size_t i = raw.size() - 1;
+  if (contains(strip_syscall_prefix(raw[i]), "smp_call_function")) {
+    name = "smp_call_function";
+    return static_cast<int>(i);
   }
-  return -1;
+  const std::size_t prev = i == 0 ? 0 : i - 1;
+  name = strip_syscall_prefix(raw[prev]);
+  return static_cast<int>(prev);
 }
 
 int hang_frame(const std::vector<std::string>& frames, std::string& name) {
@@ -332,15 +333,21 @@ struct Pick {
   std::string raw;
 };
 
-Pick extract(const std::vector<std::string_view>& raw, Extractor e) {
+// `anchored`: StackFrames::enough() (for the stall extractor, whether a dispatcher frame was added).
+Pick extract(const std::vector<std::string_view>& raw, Extractor e, bool anchored) {
   if (raw.empty()) return {};
   // The plain extractor looks at the first frame only: the others need no copy.
   if (e == Extractor::First) return {std::string(strip_syscall_prefix(raw[0])), std::string(raw[0])};
+  std::string name;
+  if (e == Extractor::Stall) {
+    const int at = stall_frame(raw, anchored, name);
+    if (at < 0) return {};
+    return {name, std::string(raw[static_cast<std::size_t>(at)])};
+  }
   std::vector<std::string> stripped;
   stripped.reserve(raw.size());
   for (auto r : raw) stripped.emplace_back(strip_syscall_prefix(r));
-  std::string name;
-  const int at = e == Extractor::Stall ? stall_frame(stripped, name) : hang_frame(stripped, name);
+  const int at = hang_frame(stripped, name);
   if (at < 0) return {};
   return {name, std::string(raw[static_cast<std::size_t>(at)])};
 }
@@ -420,7 +427,7 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
   int stacks = 0;
   for (std::size_t pi = 0;; ++pi) {
     if (pi == parts.size() || (parts[pi].kind == PartKind::Stack && stacks > 0)) {
-      Pick p = extract(frames.frames(), r.extractor);
+      Pick p = extract(frames.frames(), r.extractor, frames.enough());
       if (p.canonical.empty()) {
         p = {"corrupted", ""};
         res.ok = false;
