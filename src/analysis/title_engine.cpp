@@ -36,6 +36,11 @@ bool has_call_trace(std::string_view s) {
 bool starts_stack(std::string_view s) {
   // Every stack start has a ':' but "Call Trace" cut short; frame lines mostly have none.
   if (s.find(':') == std::string_view::npos) return has_call_trace(s);
+  // Every phrase holds one of these pairs ("Call", "Allocated", "Freed", "[Bb]acktrace",
+  // "Uninit"): a line with a ':' but none of them (a frame with its source line) is told at once.
+  static constexpr std::array<std::array<char, 2>, 5> kPairs = {
+      {{'C', 'a'}, {'A', 'l'}, {'F', 'r'}, {'a', 'c'}, {'U', 'n'}}};
+  if (!may_hold_pair(s, kPairs)) return false;
   if (has_call_trace(s)) return true;
   const bool allocated = contains(s, "Allocated");
   const bool freed = contains(s, "Freed");
@@ -137,6 +142,9 @@ bool frame_names(std::string_view s, Caps& out) {
 // "pc : foo+..", "PC is at foo+..". A user-space or "(null)" site matches without naming a function.
 bool rip_frame(std::string_view s, Caps& out) {
   static constexpr std::string_view kHeads[] = {"IP", "pc ", "PC is at"};
+  // Rules look for the crash site on every line up to it: most lines hold no head's first two bytes.
+  static constexpr std::array<std::array<char, 2>, 3> kHeadPairs = {{{'I', 'P'}, {'p', 'c'}, {'P', 'C'}}};
+  if (!may_hold_pair(s, kHeadPairs)) return false;
   for (auto head : kHeads) {
     for (std::size_t at = find_text(s, head); at != std::string_view::npos; at = find_text(s, head, at + 1)) {
       std::string_view t = s.substr(at + head.size());

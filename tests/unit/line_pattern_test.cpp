@@ -7,6 +7,7 @@
 #include "analysis/line_pattern.h"
 
 #include <algorithm>
+#include <array>
 #include <boost/test/unit_test.hpp>
 #include <random>
 #include <string>
@@ -430,6 +431,32 @@ BOOST_AUTO_TEST_CASE(find_text_is_string_view_find) {
     BOOST_TEST_REQUIRE(holds_text(text, w) == (text.find(w) != std::string::npos));
   }
   BOOST_TEST(found > 10000);
+}
+
+// may_hold_pair is a pre-test: when it says no, no two adjacent bytes are one of the pairs
+// (and with SSE2 it says yes exactly when some are). Generated: lines of every length around
+// the 16- and 17-byte windows, from bytes of the pairs and others, NUL and 0xff included.
+BOOST_AUTO_TEST_CASE(may_hold_pair_sees_every_adjacent_pair) {
+  static constexpr std::array<std::array<char, 2>, 3> kPairs = {{{'I', 'P'}, {'p', 'c'}, {'P', 'C'}}};
+  static const std::string kBytes = std::string("IPpcCx :") + '\0' + '\xff';
+  std::mt19937 rng(1600);
+  int held = 0;
+  for (int n = 0; n < 200000; ++n) {
+    std::string line(rng() % 70, ' ');
+    for (char& c : line) c = kBytes[rng() % kBytes.size()];
+    bool want = false;
+    for (std::size_t i = 0; i + 1 < line.size(); ++i)
+      for (const auto& p : kPairs) want = want || (line[i] == p[0] && line[i + 1] == p[1]);
+    held += want ? 1 : 0;
+    const bool got = may_hold_pair(line, kPairs);
+    BOOST_TEST_CONTEXT(line.size() << " bytes") {
+      if (!got) BOOST_TEST_REQUIRE(!want);
+#if defined(__SSE2__)
+      BOOST_TEST_REQUIRE(got == want);
+#endif
+    }
+  }
+  BOOST_TEST(held > 10000);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
