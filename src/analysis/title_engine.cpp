@@ -649,22 +649,30 @@ bool suppressed(const Family& fam, std::string_view line) {
 
 namespace title_engine_detail {
 
+namespace {
+// A hash of four bytes into 16 bits (the bytes as a little-endian word, Fibonacci hashing).
+std::size_t quad_key(const char* p) {
+  std::uint32_t w = 0;
+  for (int k = 3; k >= 0; --k) w = w << 8 | static_cast<unsigned char>(p[k]);
+  return (w * 0x9E3779B1u) >> 16;
+}
+}  // namespace
+
 bool may_hold_header(std::string_view line) {
-  // The first two bytes of every family's header, one bit per byte pair; all pairs when a
-  // header is shorter than two bytes (it would be in every line). Immutable after construction.
-  static const std::bitset<65536> pairs = [] {
+  // The first four bytes of every family's header, one bit per hashed quad; all of them when a
+  // header is shorter than four bytes (it would be in every line). Four bytes, not two: the
+  // lines before a header (frames, driver messages) are full of two-byte starts like "in" and
+  // "st", and each line let through costs a search per family. Immutable after construction.
+  static const std::bitset<65536> quads = [] {
     std::bitset<65536> set;
     for (const Family& f : families()) {
-      if (f.header.size() < 2) return std::bitset<65536>().set();
-      set.set(static_cast<std::size_t>(static_cast<unsigned char>(f.header[0])) << 8 |
-              static_cast<unsigned char>(f.header[1]));
+      if (f.header.size() < 4) return std::bitset<65536>().set();
+      set.set(quad_key(f.header.data()));
     }
     return set;
   }();
-  for (std::size_t i = 0; i + 1 < line.size(); ++i)
-    if (pairs[static_cast<std::size_t>(static_cast<unsigned char>(line[i])) << 8 |
-              static_cast<unsigned char>(line[i + 1])])
-      return true;
+  for (std::size_t i = 0; i + 3 < line.size(); ++i)
+    if (quads[quad_key(line.data() + i)]) return true;
   return false;
 }
 
@@ -699,7 +707,7 @@ std::optional<RuleTitle> title_from_rules(const Lines& lines) {
   const Family* fam = nullptr;
   std::size_t start = 0;
   for (; start < lines.size() && !fam; ++start) {
-    // A line where no header's first two bytes stand together (a "cut here" banner, the lines
+    // A line where no header's first four bytes stand together (a "cut here" banner, the lines
     // before the header) holds no header: one pass over it, not a search per family.
     if (!title_engine_detail::may_hold_header(lines[start])) continue;
     for (const Family& f : fams) {

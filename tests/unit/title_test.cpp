@@ -224,10 +224,10 @@ BOOST_AUTO_TEST_CASE(a_header_no_format_words_is_the_title_unless_a_later_line_i
   }
 }
 
-// title_from_rules passes over a line in which no family header's first two bytes stand
-// together: such a line must hold no header. Generated: the headers whole, cut short, with a
-// byte changed, behind and before other text, and random bytes.
-BOOST_AUTO_TEST_CASE(lines_without_a_header_pair_hold_no_header) {
+// title_from_rules passes over a line in which no family header's first four bytes stand
+// together (as may_hold_header hashes them): such a line must hold no header. Generated: the headers whole, cut short,
+// with a byte changed, behind and before other text, and random bytes.
+BOOST_AUTO_TEST_CASE(lines_without_a_header_start_hold_no_header) {
   const auto& fams = title_rules::families();
   std::vector<std::string> pieces = {"------------[ cut here ]------------", " ", "x", "CPU: 0 PID: 1", ":", "\xff"};
   for (const auto& f : fams) pieces.emplace_back(f.header);
