@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <span>
 #include <string_view>
 
 #if defined(__SSE2__)
@@ -39,8 +40,7 @@ inline bool holds_text(std::string_view s, std::string_view w) { return find_tex
 // positions at once with SSE2 (every x86-64 has it), so that a rule looking for several rare
 // words passes over a line that holds none after a few operations rather than a memchr call
 // per word. Without SSE2 the answer is always true: the caller's searches decide.
-template <std::size_t N>
-bool may_hold_pair(std::string_view s, const std::array<std::array<char, 2>, N>& pairs) {
+inline bool may_hold_pair(std::string_view s, std::span<const std::array<char, 2>> pairs) {
 #if defined(__SSE2__)
   const std::size_t n = s.size();
   if (n < 2) return false;

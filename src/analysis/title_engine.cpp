@@ -167,6 +167,10 @@ bool rip_frame(std::string_view s, Caps& out) {
 // Holds "Call Trace:", "Call trace:" or "Backtrace:". Lines have few ':' (frame lines
 // mostly none): the words are looked for before each, found by memchr.
 bool call_trace_line(std::string_view s) {
+  // The rules look for it on every line up to it (register dumps have many ':'): a line
+  // without an "e:" is told in one pass.
+  static constexpr std::array<std::array<char, 2>, 1> kEnd = {{{'e', ':'}}};
+  if (!may_hold_pair(s, kEnd)) return false;
   for (std::size_t at = s.find(':'); at != std::string_view::npos; at = s.find(':', at + 1)) {
     if (at == 0 || s[at - 1] != 'e') continue;  // all three words end in 'e'
     const std::string_view head = s.substr(0, at);
