@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 
 #include "analysis/text_find.h"
 
@@ -293,6 +294,7 @@ class FirstBytes {
       case 'Q':
         bits_.fill(~std::uint64_t{0});
         bits_[0] &= ~(std::uint64_t{1} << '\'');
+        count_ = 255;
         return true;
       case 'D': add_range('0', '9'); return true;
       case 'H':
@@ -306,11 +308,29 @@ class FirstBytes {
     const auto u = static_cast<unsigned char>(c);
     return (bits_[u >> 6] >> (u & 63)) & 1;
   }
+  // The first position at or after `from` whose byte is in the set, or s.size(). One or two
+  // bytes ({A:Local variable |Uninit ...}, {C:Read|Write}) are found by memchr.
+  std::size_t next(std::string_view s, std::size_t from) const {
+    if (count_ <= 2) {
+      std::size_t at = s.size();
+      for (std::size_t k = 0; k < count_; ++k) {
+        const void* hit = std::memchr(s.data() + from, few_[k], at - from);
+        if (hit != nullptr) at = static_cast<std::size_t>(static_cast<const char*>(hit) - s.data());
+      }
+      return at;
+    }
+    std::size_t at = from;
+    while (at < s.size() && !has(s[at])) ++at;
+    return at;
+  }
 
  private:
   void add(char c) {
     const auto u = static_cast<unsigned char>(c);
+    if (has(c)) return;
     bits_[u >> 6] |= std::uint64_t{1} << (u & 63);
+    if (count_ < 2) few_[count_] = c;
+    ++count_;
   }
   void add(std::string_view cs) {
     for (char c : cs) add(c);
@@ -319,6 +339,8 @@ class FirstBytes {
     for (char c = lo; c <= hi; ++c) add(c);
   }
   std::array<std::uint64_t, 4> bits_{};
+  std::array<char, 2> few_{};  // the set's bytes while it has at most two
+  std::size_t count_ = 0;      // how many bytes the set has
 };
 
 // The literal text a pattern starts with (used to jump between candidate starts).
@@ -372,8 +394,7 @@ bool find_pattern(std::string_view pattern, std::string_view line, std::vector<s
       if (start == std::string_view::npos) return false;
     } else if (filtered) {
       // Each position skipped is one the matcher would have failed at its first step.
-      std::size_t at = start;
-      while (at < line.size() && !first.has(line[at])) ++at;
+      const std::size_t at = first.next(line, start);
       m.budget -= static_cast<int>(std::min<std::size_t>(at - start, 1u << 30));
       if (m.budget < 0 || at == line.size()) return false;  // the end itself fails too
       start = at;
