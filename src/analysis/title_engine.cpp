@@ -389,7 +389,8 @@ bool enough_frames(const std::vector<std::string_view>& frames, const StackRecip
 // every line the stack loop reads.
 class StackFrames {
  public:
-  explicit StackFrames(const StackRecipe& r) : r_(r) {}
+  // Room for the frames a stall or hang pick reads (the plain pick keeps one) without regrowth.
+  explicit StackFrames(const StackRecipe& r) : r_(r) { frames_.reserve(r.extractor == Extractor::First ? 1 : 16); }
   const std::vector<std::string_view>& frames() const { return frames_; }
   bool enough() const { return enough_; }
   void clear() {
@@ -737,7 +738,11 @@ std::optional<RuleTitle> title_from_rules(const Lines& lines) {
   // Lines are walked once: the first line where some format's title matches decides.
   // A format is tried on a line only when the line holds its literal words (family_filter).
   const FamilyFilter& filter = family_filter(*fam);
-  std::vector<char> line_has(filter.literals.size());
+  // A family's leading literals are a handful: their flags are kept in place unless there are
+  // many (a vector would be allocated for every report).
+  std::array<char, 16> line_has_inline{};
+  std::vector<char> line_has_spill(filter.literals.size() > line_has_inline.size() ? filter.literals.size() : 0);
+  char* const line_has = line_has_spill.empty() ? line_has_inline.data() : line_has_spill.data();
   std::string joined;  // a title line joined with the lines after it (match_joined); captures view it
   std::optional<RuleTitle> best;
   for (std::size_t li = start; li < lines.size() && !best; ++li) {
@@ -762,7 +767,7 @@ std::optional<RuleTitle> title_from_rules(const Lines& lines) {
       }
       if (f.title.size() > 1 && !match_lines(std::span(f.title).subspan(1), lines, li + 1, tcaps)) continue;
       matched_here = true;
-      Caps caps = tcaps;
+      Caps caps = std::move(tcaps);
       std::size_t stack_from = li;
       if (!f.report.empty()) {
         caps.clear();
