@@ -361,6 +361,8 @@ FramePatternSet::FramePatternSet(std::span<const std::string_view> patterns) : a
       inner_[pair(core[0], core[1])].push_back(core);
       const std::size_t key = triple_key(core[0], core[1], core[2]);
       inner_triples_[key / 64] |= std::uint64_t{1} << (key % 64);
+      const std::size_t two = pair_key(core[0], core[1]);
+      inner_pairs_[two / 64] |= std::uint64_t{1} << (two % 64);
     }
   }
 }
@@ -378,10 +380,15 @@ bool FramePatternSet::matches(std::string_view f) const {
   for (std::string_view core : tail_[static_cast<unsigned char>(f.back())])
     if (f.ends_with(core)) return true;
   for (std::size_t i = 0; i + 2 < f.size(); ++i) {
+    const std::size_t two = pair_key(f[i], f[i + 1]);
+    if (((inner_pairs_[two / 64] >> (two % 64)) & 1) == 0) continue;
     const std::size_t key = triple_key(f[i], f[i + 1], f[i + 2]);
     if (((inner_triples_[key / 64] >> (key % 64)) & 1) == 0) continue;
+    // A bucket holds the substrings of a hashed pair: their first three bytes (every one has
+    // three) are compared inline before a memcmp call on the rest.
+    const std::string_view rest = f.substr(i);
     for (std::string_view p : inner_[pair(f[i], f[i + 1])])
-      if (f.substr(i).starts_with(p)) return true;
+      if (p[0] == rest[0] && p[1] == rest[1] && p[2] == rest[2] && rest.starts_with(p)) return true;
   }
   return false;
 }

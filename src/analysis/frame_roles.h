@@ -54,6 +54,9 @@ class FramePatternSet {
     return (pair_key(a, b) * 31u + static_cast<unsigned char>(c)) & 0xffffu;
   }
   std::array<std::uint64_t, 1024> inner_triples_{};
+  // The same positions' first two characters exactly, one bit per pair: a test cheaper than
+  // the triple's hash, made first (most positions fail it).
+  std::array<std::uint64_t, 1024> inner_pairs_{};
   std::vector<std::string_view> other_;                    // shorter substrings: tried on every name
   std::array<std::vector<Head>, 256> head_{};              // "^x" and "^x$", by x's first character
   std::array<std::vector<std::string_view>, 256> tail_{};  // x of "x$", by x's last character

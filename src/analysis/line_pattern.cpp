@@ -3,14 +3,41 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
+
+#include "analysis/text_find.h"
 
 namespace btaudit {
 
 namespace {
 
-bool is_ident(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+// One load per byte rather than four range tests: function names are scanned on every
+// frame line a title rule reads.
+constexpr std::array<bool, 256> kIdent = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 256; ++c)
+    t[static_cast<std::size_t>(c)] =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  return t;
+}();
+bool is_ident(char c) { return kIdent[static_cast<unsigned char>(c)]; }
 bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 bool is_path(char c) { return is_ident(c) || c == '-' || c == '/' || c == '.'; }
+
+// Length of a "[<hex>]" program counter at s[i], or 0 ('<', "0x" and '>' optional).
+std::size_t pc_length(std::string_view s, std::size_t i) {
+  std::size_t j = i;
+  if (j >= s.size() || s[j] != '[') return 0;
+  ++j;
+  if (j < s.size() && s[j] == '<') ++j;
+  if (j + 1 < s.size() && s[j] == '0' && s[j + 1] == 'x') j += 2;
+  const std::size_t digits = j;
+  while (j < s.size() && is_hex(s[j])) ++j;
+  if (j == digits) return 0;
+  if (j < s.size() && s[j] == '>') ++j;
+  if (j >= s.size() || s[j] != ']') return 0;
+  return j + 1 - i;
+}
 
 // The captures of one attempt, kept in place: patterns capture a few fields, and a
 // vector would allocate on every line that matches (frame lines all do). Captures
@@ -63,19 +90,7 @@ struct Matcher {
   int budget = 200000;  // steps per line: keeps '*' backtracking linear-ish on hostile lines
 
   // Length of a "[<hex>]" program counter at i, or 0.
-  std::size_t pc_at(std::size_t i) const {
-    std::size_t j = i;
-    if (j >= s.size() || s[j] != '[') return 0;
-    ++j;
-    if (j < s.size() && s[j] == '<') ++j;
-    if (j + 1 < s.size() && s[j] == '0' && s[j + 1] == 'x') j += 2;
-    const std::size_t digits = j;
-    while (j < s.size() && is_hex(s[j])) ++j;
-    if (j == digits) return 0;
-    if (j < s.size() && s[j] == '>') ++j;
-    if (j >= s.size() || s[j] != ']') return 0;
-    return j + 1 - i;
-  }
+  std::size_t pc_at(std::size_t i) const { return pc_length(s, i); }
 
   // Function name at i followed by '.' or '+': its length, or 0.
   std::size_t func_at(std::size_t i) const { return function_name_length(s.substr(i)); }
@@ -279,6 +294,7 @@ class FirstBytes {
       case 'Q':
         bits_.fill(~std::uint64_t{0});
         bits_[0] &= ~(std::uint64_t{1} << '\'');
+        count_ = 255;
         return true;
       case 'D': add_range('0', '9'); return true;
       case 'H':
@@ -292,11 +308,29 @@ class FirstBytes {
     const auto u = static_cast<unsigned char>(c);
     return (bits_[u >> 6] >> (u & 63)) & 1;
   }
+  // The first position at or after `from` whose byte is in the set, or s.size(). One or two
+  // bytes ({A:Local variable |Uninit ...}, {C:Read|Write}) are found by memchr.
+  std::size_t next(std::string_view s, std::size_t from) const {
+    if (count_ <= 2) {
+      std::size_t at = s.size();
+      for (std::size_t k = 0; k < count_; ++k) {
+        const void* hit = std::memchr(s.data() + from, few_[k], at - from);
+        if (hit != nullptr) at = static_cast<std::size_t>(static_cast<const char*>(hit) - s.data());
+      }
+      return at;
+    }
+    std::size_t at = from;
+    while (at < s.size() && !has(s[at])) ++at;
+    return at;
+  }
 
  private:
   void add(char c) {
     const auto u = static_cast<unsigned char>(c);
+    if (has(c)) return;
     bits_[u >> 6] |= std::uint64_t{1} << (u & 63);
+    if (count_ < 2) few_[count_] = c;
+    ++count_;
   }
   void add(std::string_view cs) {
     for (char c : cs) add(c);
@@ -305,6 +339,8 @@ class FirstBytes {
     for (char c = lo; c <= hi; ++c) add(c);
   }
   std::array<std::uint64_t, 4> bits_{};
+  std::array<char, 2> few_{};  // the set's bytes while it has at most two
+  std::size_t count_ = 0;      // how many bytes the set has
 };
 
 // The literal text a pattern starts with (used to jump between candidate starts).
@@ -323,6 +359,22 @@ std::size_t function_name_length(std::string_view s) {
   return j;
 }
 
+bool pcs_then_function(std::string_view s, int pcs, std::vector<std::string_view>* caps) {
+  std::size_t at = 0;
+  for (int k = 0; k < pcs; ++k) {
+    // "{P} ": the matcher's space takes one space or more, all of them.
+    const std::size_t n = pc_length(s, at);
+    if (n == 0) return false;
+    at += n;
+    if (at >= s.size() || s[at] != ' ') return false;
+    while (at < s.size() && s[at] == ' ') ++at;
+  }
+  const std::size_t f = function_name_length(s.substr(at));
+  if (f == 0) return false;
+  if (caps) caps->push_back(s.substr(at, f));
+  return true;
+}
+
 std::string_view pattern_literal(std::string_view pattern) {
   if (!pattern.empty() && pattern[0] == '^') pattern.remove_prefix(1);
   return literal_prefix(pattern);
@@ -338,12 +390,11 @@ bool find_pattern(std::string_view pattern, std::string_view line, std::vector<s
   std::size_t start = 0;
   for (;;) {
     if (!lit.empty()) {
-      start = line.find(lit, start);
+      start = find_text(line, lit, start);
       if (start == std::string_view::npos) return false;
     } else if (filtered) {
       // Each position skipped is one the matcher would have failed at its first step.
-      std::size_t at = start;
-      while (at < line.size() && !first.has(line[at])) ++at;
+      const std::size_t at = first.next(line, start);
       m.budget -= static_cast<int>(std::min<std::size_t>(at - start, 1u << 30));
       if (m.budget < 0 || at == line.size()) return false;  // the end itself fails too
       start = at;

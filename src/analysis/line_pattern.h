@@ -28,6 +28,11 @@ bool find_pattern(std::string_view pattern, std::string_view line, std::vector<s
 // interpretation, for callers that try it on every frame line.
 std::size_t function_name_length(std::string_view s);
 
+// find_pattern("^{P} {F}", s, caps) when `pcs` is 1, find_pattern("^{P} {P} {F}", s, caps) when
+// it is 2: program counters, each followed by spaces, then a function name. A direct scan, for
+// the frame and crash-site lines that try them on every line a stack rule reads.
+bool pcs_then_function(std::string_view s, int pcs, std::vector<std::string_view>* caps);
+
 // The literal text every match of `pattern` contains verbatim (its leading literal,
 // up to the first space or token; "" when it starts with one). A line without it
 // cannot match, which lets a caller trying many patterns skip them cheaply.

@@ -8,6 +8,7 @@
 #include "analysis/demangle.h"
 #include "analysis/frame_roles.h"
 #include "analysis/line_pattern.h"
+#include "analysis/text_find.h"
 #include "analysis/title_rules.h"
 
 namespace btaudit {
@@ -18,11 +19,11 @@ using namespace title_rules;
 using Lines = std::vector<std::string_view>;
 using Caps = std::vector<std::string_view>;
 
-bool contains(std::string_view s, std::string_view n) { return s.find(n) != std::string_view::npos; }
+bool contains(std::string_view s, std::string_view n) { return holds_text(s, n); }
 
 // "Call Trace" or "Call trace", with one search.
 bool has_call_trace(std::string_view s) {
-  for (std::size_t at = s.find("Call "); at != std::string_view::npos; at = s.find("Call ", at + 1)) {
+  for (std::size_t at = find_text(s, "Call "); at != std::string_view::npos; at = find_text(s, "Call ", at + 1)) {
     const std::string_view rest = s.substr(at + 5);
     if (rest.starts_with("Trace") || rest.starts_with("trace")) return true;
   }
@@ -35,6 +36,11 @@ bool has_call_trace(std::string_view s) {
 bool starts_stack(std::string_view s) {
   // Every stack start has a ':' but "Call Trace" cut short; frame lines mostly have none.
   if (s.find(':') == std::string_view::npos) return has_call_trace(s);
+  // Every phrase holds one of these pairs ("Call", "Allocated", "Freed", "[Bb]acktrace",
+  // "Uninit"): a line with a ':' but none of them (a frame with its source line) is told at once.
+  static constexpr std::array<std::array<char, 2>, 5> kPairs = {
+      {{'C', 'a'}, {'A', 'l'}, {'F', 'r'}, {'a', 'c'}, {'U', 'n'}}};
+  if (!may_hold_pair(s, kPairs)) return false;
   if (has_call_trace(s)) return true;
   const bool allocated = contains(s, "Allocated");
   const bool freed = contains(s, "Freed");
@@ -46,7 +52,8 @@ bool starts_stack(std::string_view s) {
     return find_pattern("{A:Allocated|Freed} by task {D}:", s, nullptr);
   if (!acktrace) return false;
   // " backtrace:" (kmemleak, maybe with a crc) but not lockdep's "stack backtrace:".
-  for (std::size_t at = s.find(" backtrace"); at != std::string_view::npos; at = s.find(" backtrace", at + 1)) {
+  for (std::size_t at = find_text(s, " backtrace"); at != std::string_view::npos;
+       at = find_text(s, " backtrace", at + 1)) {
     if (at == 0 || s[at - 1] == 'k') continue;
     std::string_view rest = s.substr(at + 10);
     if (rest.starts_with(":") || (rest.starts_with(" (crc ") && contains(rest, "):"))) return true;
@@ -125,18 +132,21 @@ bool frame_names(std::string_view s, Caps& out) {
     std::size_t next = close + 1;
     while (next < rest.size() && rest[next] == ' ') ++next;
     if (next < rest.size() && rest[next] != '(')
-      return find_pattern("^{P} {F}", rest, &out) || find_pattern("^{P} {P} {F}", rest, &out);
+      return pcs_then_function(rest, 1, &out) || pcs_then_function(rest, 2, &out);
   }
-  return find_pattern("^{P} ({I}) from {P} ({F}", rest, &out) || find_pattern("^{P} {F}", rest, &out) ||
-         find_pattern("^{P} {P} {F}", rest, &out);
+  return find_pattern("^{P} ({I}) from {P} ({F}", rest, &out) || pcs_then_function(rest, 1, &out) ||
+         pcs_then_function(rest, 2, &out);
 }
 
 // The crash-site line: "RIP: 0010:foo+0x1/0x2", "IP: [<..>] foo+..", "NIP [..] foo+..",
 // "pc : foo+..", "PC is at foo+..". A user-space or "(null)" site matches without naming a function.
 bool rip_frame(std::string_view s, Caps& out) {
   static constexpr std::string_view kHeads[] = {"IP", "pc ", "PC is at"};
+  // Rules look for the crash site on every line up to it: most lines hold no head's first two bytes.
+  static constexpr std::array<std::array<char, 2>, 3> kHeadPairs = {{{'I', 'P'}, {'p', 'c'}, {'P', 'C'}}};
+  if (!may_hold_pair(s, kHeadPairs)) return false;
   for (auto head : kHeads) {
-    for (std::size_t at = s.find(head); at != std::string_view::npos; at = s.find(head, at + 1)) {
+    for (std::size_t at = find_text(s, head); at != std::string_view::npos; at = find_text(s, head, at + 1)) {
       std::string_view t = s.substr(at + head.size());
       if (t.starts_with(":")) t.remove_prefix(1);
       if (!t.starts_with(" ")) continue;
@@ -145,8 +155,7 @@ bool rip_frame(std::string_view s, Caps& out) {
       while (d < t.size() && t[d] >= '0' && t[d] <= '9') ++d;
       std::string_view u = t;
       if (d > 0 && d < t.size() && t[d] == ':') u = t.substr(d + 1);
-      if (leading_function(u, out) || find_pattern("^{P} {F}", u, &out) || find_pattern("^{P} {P} {F}", u, &out))
-        return true;
+      if (leading_function(u, out) || pcs_then_function(u, 1, &out) || pcs_then_function(u, 2, &out)) return true;
       if (u.starts_with("0x") || find_pattern("^{P} [< (null)>] (null)", u, nullptr) ||
           find_pattern("^{P} [<(null)>] (null)", u, nullptr) || (d > 0 && find_pattern("^{D}: (null)", t, nullptr)))
         return true;
@@ -158,6 +167,10 @@ bool rip_frame(std::string_view s, Caps& out) {
 // Holds "Call Trace:", "Call trace:" or "Backtrace:". Lines have few ':' (frame lines
 // mostly none): the words are looked for before each, found by memchr.
 bool call_trace_line(std::string_view s) {
+  // The rules look for it on every line up to it (register dumps have many ':'): a line
+  // without an "e:" is told in one pass.
+  static constexpr std::array<std::array<char, 2>, 1> kEnd = {{{'e', ':'}}};
+  if (!may_hold_pair(s, kEnd)) return false;
   for (std::size_t at = s.find(':'); at != std::string_view::npos; at = s.find(':', at + 1)) {
     if (at == 0 || s[at - 1] != 'e') continue;  // all three words end in 'e'
     const std::string_view head = s.substr(0, at);
@@ -169,7 +182,9 @@ bool call_trace_line(std::string_view s) {
 bool match_part(const Part& part, std::string_view s, Caps& out) {
   switch (part.kind) {
     case PartKind::Rip: return rip_frame(s, out);
-    case PartKind::RipOrInterrupt: return rip_frame(s, out) || find_pattern("--- interrupt: {D} at {F}", s, &out);
+    // Every match holds "interrupt:" (a literal word of the pattern): most lines are told by one search.
+    case PartKind::RipOrInterrupt:
+      return rip_frame(s, out) || (contains(s, "interrupt:") && find_pattern("--- interrupt: {D} at {F}", s, &out));
     case PartKind::CallTrace: return call_trace_line(s);
     case PartKind::Line: return find_pattern(part.pattern, s, &out);
     case PartKind::AnyOf: {
@@ -280,18 +295,19 @@ bool is_stall_anchor(std::string_view f) {
   return anchors.matches(f);
 }
 
-int stall_frame(const std::vector<std::string>& frames, std::string& name) {
-  for (std::size_t i = 0; i < frames.size(); ++i) {
-    if (!is_stall_anchor(frames[i])) continue;
-    if (frames[i].find("smp_call_function") != std::string::npos) {
-      name = "smp_call_function";
-      return static_cast<int>(i);
-    }
-    const std::size_t prev = i == 0 ? 0 : i - 1;
-    name = frames[prev];
-    return static_cast<int>(prev);
+// The stall extractor's pick, from what StackFrames knows: frames are added until the first
+// dispatcher frame (enough_frames), so the first of them is the last frame when `anchored`,
+// and there is none otherwise. The name is the frame above it, or smp_call_function.
+int stall_frame(const std::vector<std::string_view>& raw, bool anchored, std::string& name) {
+  if (!anchored || raw.empty()) return -1;
+  const std::size_t i = raw.size() - 1;
+  if (contains(strip_syscall_prefix(raw[i]), "smp_call_function")) {
+    name = "smp_call_function";
+    return static_cast<int>(i);
   }
-  return -1;
+  const std::size_t prev = i == 0 ? 0 : i - 1;
+  name = strip_syscall_prefix(raw[prev]);
+  return static_cast<int>(prev);
 }
 
 int hang_frame(const std::vector<std::string>& frames, std::string& name) {
@@ -329,15 +345,21 @@ struct Pick {
   std::string raw;
 };
 
-Pick extract(const std::vector<std::string_view>& raw, Extractor e) {
+// `anchored`: StackFrames::enough() (for the stall extractor, whether a dispatcher frame was added).
+Pick extract(const std::vector<std::string_view>& raw, Extractor e, bool anchored) {
   if (raw.empty()) return {};
   // The plain extractor looks at the first frame only: the others need no copy.
   if (e == Extractor::First) return {std::string(strip_syscall_prefix(raw[0])), std::string(raw[0])};
+  std::string name;
+  if (e == Extractor::Stall) {
+    const int at = stall_frame(raw, anchored, name);
+    if (at < 0) return {};
+    return {name, std::string(raw[static_cast<std::size_t>(at)])};
+  }
   std::vector<std::string> stripped;
   stripped.reserve(raw.size());
   for (auto r : raw) stripped.emplace_back(strip_syscall_prefix(r));
-  std::string name;
-  const int at = e == Extractor::Stall ? stall_frame(stripped, name) : hang_frame(stripped, name);
+  const int at = hang_frame(stripped, name);
   if (at < 0) return {};
   return {name, std::string(raw[static_cast<std::size_t>(at)])};
 }
@@ -367,7 +389,8 @@ bool enough_frames(const std::vector<std::string_view>& frames, const StackRecip
 // every line the stack loop reads.
 class StackFrames {
  public:
-  explicit StackFrames(const StackRecipe& r) : r_(r) {}
+  // Room for the frames a stall or hang pick reads (the plain pick keeps one) without regrowth.
+  explicit StackFrames(const StackRecipe& r) : r_(r) { frames_.reserve(r.extractor == Extractor::First ? 1 : 16); }
   const std::vector<std::string_view>& frames() const { return frames_; }
   bool enough() const { return enough_; }
   void clear() {
@@ -417,7 +440,7 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
   int stacks = 0;
   for (std::size_t pi = 0;; ++pi) {
     if (pi == parts.size() || (parts[pi].kind == PartKind::Stack && stacks > 0)) {
-      Pick p = extract(frames.frames(), r.extractor);
+      Pick p = extract(frames.frames(), r.extractor, frames.enough());
       if (p.canonical.empty()) {
         p = {"corrupted", ""};
         res.ok = false;
@@ -631,22 +654,39 @@ bool suppressed(const Family& fam, std::string_view line) {
 
 namespace title_engine_detail {
 
+namespace {
+std::size_t pair_key(char a, char b) {
+  return static_cast<std::size_t>(static_cast<unsigned char>(a)) << 8 | static_cast<unsigned char>(b);
+}
+// A hash of four bytes into 16 bits (the bytes as a little-endian word, Fibonacci hashing).
+std::size_t quad_key(const char* p) {
+  std::uint32_t w = 0;
+  for (int k = 3; k >= 0; --k) w = w << 8 | static_cast<unsigned char>(p[k]);
+  return (w * 0x9E3779B1u) >> 16;
+}
+}  // namespace
+
 bool may_hold_header(std::string_view line) {
-  // The first two bytes of every family's header, one bit per byte pair; all pairs when a
-  // header is shorter than two bytes (it would be in every line). Immutable after construction.
-  static const std::bitset<65536> pairs = [] {
-    std::bitset<65536> set;
+  // The first two and the first four bytes of every family's header: one bit per byte pair,
+  // one per hashed quad; all of them when a header is shorter than four bytes (it would be in
+  // every line). Four bytes, not two: the lines before a header (frames, driver messages) are
+  // full of two-byte starts like "in" and "st", and each line let through costs a search per
+  // family. The exact pair, cheaper, is tested first at each position. Immutable after construction.
+  struct Starts {
+    std::bitset<65536> pairs;
+    std::bitset<65536> quads;
+  };
+  static const Starts starts = [] {
+    Starts set;
     for (const Family& f : families()) {
-      if (f.header.size() < 2) return std::bitset<65536>().set();
-      set.set(static_cast<std::size_t>(static_cast<unsigned char>(f.header[0])) << 8 |
-              static_cast<unsigned char>(f.header[1]));
+      if (f.header.size() < 4) return Starts{std::bitset<65536>().set(), std::bitset<65536>().set()};
+      set.pairs.set(pair_key(f.header[0], f.header[1]));
+      set.quads.set(quad_key(f.header.data()));
     }
     return set;
   }();
-  for (std::size_t i = 0; i + 1 < line.size(); ++i)
-    if (pairs[static_cast<std::size_t>(static_cast<unsigned char>(line[i])) << 8 |
-              static_cast<unsigned char>(line[i + 1])])
-      return true;
+  for (std::size_t i = 0; i + 3 < line.size(); ++i)
+    if (starts.pairs[pair_key(line[i], line[i + 1])] && starts.quads[quad_key(line.data() + i)]) return true;
   return false;
 }
 
@@ -681,7 +721,7 @@ std::optional<RuleTitle> title_from_rules(const Lines& lines) {
   const Family* fam = nullptr;
   std::size_t start = 0;
   for (; start < lines.size() && !fam; ++start) {
-    // A line where no header's first two bytes stand together (a "cut here" banner, the lines
+    // A line where no header's first four bytes stand together (a "cut here" banner, the lines
     // before the header) holds no header: one pass over it, not a search per family.
     if (!title_engine_detail::may_hold_header(lines[start])) continue;
     for (const Family& f : fams) {
@@ -698,7 +738,11 @@ std::optional<RuleTitle> title_from_rules(const Lines& lines) {
   // Lines are walked once: the first line where some format's title matches decides.
   // A format is tried on a line only when the line holds its literal words (family_filter).
   const FamilyFilter& filter = family_filter(*fam);
-  std::vector<char> line_has(filter.literals.size());
+  // A family's leading literals are a handful: their flags are kept in place unless there are
+  // many (a vector would be allocated for every report).
+  std::array<char, 16> line_has_inline{};
+  std::vector<char> line_has_spill(filter.literals.size() > line_has_inline.size() ? filter.literals.size() : 0);
+  char* const line_has = line_has_spill.empty() ? line_has_inline.data() : line_has_spill.data();
   std::string joined;  // a title line joined with the lines after it (match_joined); captures view it
   std::optional<RuleTitle> best;
   for (std::size_t li = start; li < lines.size() && !best; ++li) {
@@ -723,7 +767,7 @@ std::optional<RuleTitle> title_from_rules(const Lines& lines) {
       }
       if (f.title.size() > 1 && !match_lines(std::span(f.title).subspan(1), lines, li + 1, tcaps)) continue;
       matched_here = true;
-      Caps caps = tcaps;
+      Caps caps = std::move(tcaps);
       std::size_t stack_from = li;
       if (!f.report.empty()) {
         caps.clear();

@@ -23,8 +23,8 @@ std::optional<RuleTitle> title_from_rules(std::string_view text);
 
 // For the tests of title_from_rules' shortcuts.
 namespace title_engine_detail {
-// False when no family's header (title_rules.h) can be in `line`: no two adjacent bytes of it
-// are a header's first two.
+// False when no family's header (title_rules.h) can be in `line`: no four adjacent bytes of it
+// are a header's first four (as hashed).
 bool may_hold_header(std::string_view line);
 
 // Whether no fault injection line is left at or after a line: past the report's last one no

@@ -7,12 +7,14 @@
 #include "analysis/line_pattern.h"
 
 #include <algorithm>
+#include <array>
 #include <boost/test/unit_test.hpp>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "analysis/frame_roles.h"
+#include "analysis/text_find.h"
 #include "analysis/title_rules.h"
 
 using namespace btaudit;
@@ -355,6 +357,106 @@ BOOST_AUTO_TEST_CASE(a_frame_pattern_set_matches_a_name_when_some_pattern_of_it_
                                  [&](std::string_view p) { return matches_frame_pattern(name, p); });
     BOOST_TEST_CONTEXT(name) { BOOST_TEST(set.matches(name) == any); }
   }
+}
+
+// pcs_then_function is find_pattern("^{P} {F}") / ("^{P} {P} {F}") without the pattern's
+// interpretation: the same answer and capture on frame and crash-site lines generated from
+// their pieces (program counters of every form, cut or changed, spaces, names, suffixes).
+BOOST_AUTO_TEST_CASE(pcs_then_function_finds_what_the_frame_patterns_find) {
+  const std::string pieces[] = {"[<ffffffff81234567>]",
+                                "[<0xc0de>]",
+                                "[ffff1234]",
+                                "[<>]",
+                                "[<ab",
+                                "[0x]",
+                                "[c000]",
+                                " ",
+                                "  ",
+                                "foo+0x1/0x2",
+                                "__x64_sys_read.cold+0x2/0x3",
+                                "a.",
+                                "(bar)",
+                                "?",
+                                "+",
+                                "",
+                                "[",
+                                "]",
+                                "<",
+                                ">",
+                                "x",
+                                "0x1f"};
+  std::mt19937 rng(4242);
+  int matched = 0;
+  for (int n = 0; n < 200000; ++n) {
+    std::string line;
+    if (rng() % 2) {  // a frame line's shape: program counters and spaces, then a name
+      for (std::size_t k = 1 + rng() % 2; k > 0; --k) line += pieces[rng() % 3] + std::string(1 + rng() % 2, ' ');
+      line += pieces[9 + rng() % 3];
+    }
+    for (std::size_t k = rng() % 4; k > 0; --k) line += pieces[rng() % std::size(pieces)];
+    if (!line.empty() && rng() % 3 == 0) line[rng() % line.size()] = "[]<>x0 +."[rng() % 9];
+    for (const int pcs : {1, 2}) {
+      std::vector<std::string_view> got{"kept"};
+      std::vector<std::string_view> want{"kept"};
+      const bool found = pcs_then_function(line, pcs, &got);
+      const bool wanted = find_pattern(pcs == 1 ? "^{P} {F}" : "^{P} {P} {F}", line, &want);
+      matched += found ? 1 : 0;
+      BOOST_TEST_CONTEXT(pcs << " on \"" << line << "\"") {
+        BOOST_TEST_REQUIRE(found == wanted);
+        BOOST_TEST_REQUIRE(got == want, boost::test_tools::per_element());
+        BOOST_TEST_REQUIRE(pcs_then_function(line, pcs, nullptr) == wanted);
+      }
+    }
+  }
+  BOOST_TEST(matched > 10000);
+}
+
+// find_text is std::string_view::find: words of every length (empty, one byte, words whose
+// first bytes recur in the text), at every start, in texts generated from their pieces.
+BOOST_AUTO_TEST_CASE(find_text_is_string_view_find) {
+  const std::string words[] = {"", "I", "IP", "pc ", "Call ", " backtrace", "BUG:", "aab", "aaa", "interrupt:", "ab"};
+  const std::string pieces[] = {"a",     "b",         " ",          "IP",  "I",    "p", "pc",        "pc ", "Call",
+                                "Call ", " backtrac", " backtrace", "BUG", "BUG:", ":", "interrupt", "x"};
+  std::mt19937 rng(1717);
+  int found = 0;
+  for (int n = 0; n < 100000; ++n) {
+    std::string text;
+    for (std::size_t k = rng() % 8; k > 0; --k) text += pieces[rng() % std::size(pieces)];
+    const std::string& w = words[rng() % std::size(words)];
+    for (std::size_t from = 0; from <= text.size() + 2; ++from) {
+      const std::size_t want = std::string_view(text).find(w, from);
+      found += want != std::string_view::npos ? 1 : 0;
+      BOOST_TEST_REQUIRE(find_text(text, w, from) == want, "\"" << w << "\" in \"" << text << "\" from " << from);
+    }
+    BOOST_TEST_REQUIRE(holds_text(text, w) == (text.find(w) != std::string::npos));
+  }
+  BOOST_TEST(found > 10000);
+}
+
+// may_hold_pair is a pre-test: when it says no, no two adjacent bytes are one of the pairs
+// (and with SSE2 it says yes exactly when some are). Generated: lines of every length around
+// the 16- and 17-byte windows, from bytes of the pairs and others, NUL and 0xff included.
+BOOST_AUTO_TEST_CASE(may_hold_pair_sees_every_adjacent_pair) {
+  static constexpr std::array<std::array<char, 2>, 3> kPairs = {{{'I', 'P'}, {'p', 'c'}, {'P', 'C'}}};
+  static const std::string kBytes = std::string("IPpcCx :") + '\0' + '\xff';
+  std::mt19937 rng(1600);
+  int held = 0;
+  for (int n = 0; n < 200000; ++n) {
+    std::string line(rng() % 70, ' ');
+    for (char& c : line) c = kBytes[rng() % kBytes.size()];
+    bool want = false;
+    for (std::size_t i = 0; i + 1 < line.size(); ++i)
+      for (const auto& p : kPairs) want = want || (line[i] == p[0] && line[i + 1] == p[1]);
+    held += want ? 1 : 0;
+    const bool got = may_hold_pair(line, kPairs);
+    BOOST_TEST_CONTEXT(line.size() << " bytes") {
+      if (!got) BOOST_TEST_REQUIRE(!want);
+#if defined(__SSE2__)
+      BOOST_TEST_REQUIRE(got == want);
+#endif
+    }
+  }
+  BOOST_TEST(held > 10000);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -224,10 +224,10 @@ BOOST_AUTO_TEST_CASE(a_header_no_format_words_is_the_title_unless_a_later_line_i
   }
 }
 
-// title_from_rules passes over a line in which no family header's first two bytes stand
-// together: such a line must hold no header. Generated: the headers whole, cut short, with a
-// byte changed, behind and before other text, and random bytes.
-BOOST_AUTO_TEST_CASE(lines_without_a_header_pair_hold_no_header) {
+// title_from_rules passes over a line in which no family header's first four bytes stand
+// together (as may_hold_header hashes them): such a line must hold no header. Generated: the headers whole, cut short,
+// with a byte changed, behind and before other text, and random bytes.
+BOOST_AUTO_TEST_CASE(lines_without_a_header_start_hold_no_header) {
   const auto& fams = title_rules::families();
   std::vector<std::string> pieces = {"------------[ cut here ]------------", " ", "x", "CPU: 0 PID: 1", ":", "\xff"};
   for (const auto& f : fams) pieces.emplace_back(f.header);
@@ -319,6 +319,64 @@ BOOST_AUTO_TEST_CASE(a_task_name_holding_line_breaks_still_titles_the_hang) {
   for (int i = 0; i < 8; ++i) far += "[ 1.0] " + std::string(20, 'y') + "\n";
   far += "[ 1.0] :1 blocked for more than 1 seconds.\n[ 1.0] Call Trace:\n[ 1.0]  p9_fd_close+0x299/0x5a0\n";
   BOOST_TEST(first_title(far) != "INFO: task hung in p9_fd_close");
+}
+
+// The stall extractor picks the frame above the first dispatcher frame (or smp_call_function)
+// from what the stack reader already knows (frames are added up to the first dispatcher),
+// not by looking for it again. Generated: soft lockups whose RIP and trace frames are drawn
+// from dispatchers, syscall wrappers, skipped and plain frames; the expected pick is worked
+// out here the long way, over every frame the generic skip list keeps.
+BOOST_AUTO_TEST_CASE(stall_picks_are_the_frame_above_the_first_dispatcher) {
+  struct Pool {
+    const char* raw;
+    const char* stripped;  // the name without its syscall wrapper prefix
+    bool dispatcher;       // a stall anchor (title_engine.cpp), by its stripped name
+  };
+  static constexpr Pool kPool[] = {{"process_one_work", "process_one_work", true},
+                                   {"do_syscall_64", "do_syscall_64", true},
+                                   {"smp_call_function_many_cond", "smp_call_function_many_cond", true},
+                                   {"__x64_sys_ioctl", "sys_ioctl", true},
+                                   {"call_timer_fn", "call_timer_fn", true},
+                                   {"vfs_write", "vfs_write", true},
+                                   {"__se_sys_foo_bar", "foo_bar", false},
+                                   {"SyS_read_foo", "read_foo", false},
+                                   {"ext4_file_write_iter", "ext4_file_write_iter", false},
+                                   {"seq_poll_loop", "seq_poll_loop", false},
+                                   {"_raw_spin_lock", "_raw_spin_lock", false},
+                                   {"kasan_report", "kasan_report", false},
+                                   {"__x64_sys_rmdir", "sys_rmdir", false}};
+  std::mt19937 rng(3141);
+  int named = 0;
+  for (int n = 0; n < 20000; ++n) {
+    std::vector<const Pool*> frames(1 + rng() % 6);
+    for (auto& f : frames) f = &kPool[rng() % std::size(kPool)];
+    std::string text = "BUG: soft lockup - CPU#0 stuck for 22s! [syz:1]\nRIP: 0010:" + std::string(frames[0]->raw) +
+                       "+0x1/0x2\nCall Trace:\n";
+    for (std::size_t i = 1; i < frames.size(); ++i) text += " " + std::string(frames[i]->raw) + "+0x1/0x2\n";
+    // The long way: the frames the skip list keeps, up to the first dispatcher among them.
+    std::vector<const Pool*> kept;
+    for (const Pool* f : frames)
+      if (!is_generic_title_frame(f->raw)) kept.push_back(f);
+    std::string want_title = "BUG: soft lockup in corrupted";
+    std::string want_frame;
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      if (!kept[i]->dispatcher) continue;
+      const bool smp = std::string_view(kept[i]->stripped).find("smp_call_function") != std::string_view::npos;
+      const Pool* pick = smp ? kept[i] : kept[i == 0 ? 0 : i - 1];
+      want_title = "BUG: soft lockup in " + std::string(smp ? "smp_call_function" : pick->stripped);
+      want_frame = pick->raw;
+      break;
+    }
+    const auto t = title_from_rules(text);
+    BOOST_TEST_CONTEXT(text) {
+      BOOST_REQUIRE(t.has_value());
+      BOOST_TEST_REQUIRE(t->title == want_title);
+      BOOST_TEST_REQUIRE(t->frame == want_frame);
+      BOOST_TEST_REQUIRE(t->corrupted == want_frame.empty());
+    }
+    named += want_frame.empty() ? 0 : 1;
+  }
+  BOOST_TEST(named > 5000);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
