@@ -4,12 +4,14 @@
 #include <cstddef>
 #include <span>
 
+#include "text/scan.h"
+
 namespace btaudit {
 
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_space(char c) { return c == ' ' || c == '\t'; }
+using scan::is_digit;
+using scan::is_space;  // the \s of syzkaller's guiltyLineIgnore
 // The bytes of a file name in syzkaller's filenameRe: [a-zA-Z0-9_\-\./].
 bool is_path_byte(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' || c == '-' || c == '.' ||

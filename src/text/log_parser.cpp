@@ -111,7 +111,10 @@ LogParser::LogParser(std::string path, Sink sink, ParserLimits limits)
 
 void LogParser::keep_text(const ReportBuilder& b, ReportText& text, const CleanLine& line, const LineScan& seen) const {
   if (text.stopped || line.foreign || text.lines.size() >= limits_.max_text_lines) return;
-  if (text.timestamped && !line.had_timestamp) return;
+  // A timestamped report's text keeps timestamped lines only: the others (user space on a shared
+  // console, a fuzzer's program listing) are not the kernel's, and syzkaller keeps only lines of
+  // the report's console context (linux.go, findReport).
+  if (b.timestamped() && !line.had_timestamp) return;
   const std::string_view s = line.text;
   if (b.caller_kind() && line.caller_kind && (line.caller_kind != b.caller_kind() || line.caller_id != b.caller_id())) {
     // Another context's line, unless the report asked all CPUs for their stacks.
@@ -279,12 +282,7 @@ void LogParser::start(const StartMarker& marker, const CleanLine& line) {
   soft_.reset();
   if (message) first = message_line;
   open_.emplace(path_, marker, line, first, ReportLimits{.max_frames = limits_.max_frames});
-  if (message) {
-    open_text_ = std::move(*message);
-  } else {
-    open_text_ = ReportText{};
-    open_text_.timestamped = line.had_timestamp;
-  }
+  open_text_ = message ? std::move(*message) : ReportText{};
 }
 
 void LogParser::feed(std::string_view raw, const char* readable_end) {

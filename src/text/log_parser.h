@@ -40,10 +40,6 @@ struct ReportText {
   std::vector<std::shared_ptr<const std::string>> pins;
   bool other_cpus = false;  // "Sending NMI from CPU": other CPUs' backtraces belong to the report
   bool stopped = false;     // a panic or lockdep banner after enough lines: the rest is a consequence
-  // The report's first line carried a console timestamp: lines without one (user space on a
-  // shared console, a fuzzer's program listing) are not the kernel's and are not kept, as
-  // syzkaller keeps only lines of the report's console context (linux.go, findReport).
-  bool timestamped = false;
 };
 
 class LogParser {

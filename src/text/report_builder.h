@@ -48,6 +48,7 @@ class ReportBuilder {
   void note_cut_line(std::size_t limit);
 
   bool in_trace() const { return in_trace_; }
+  bool timestamped() const { return timestamped_; }  // the report's start line had a console timestamp
   bool has_frames() const { return !report_.frames.empty(); }
   std::uint32_t last_line() const { return report_.input.last_line; }
   std::uint32_t idle_lines() const { return idle_; }
