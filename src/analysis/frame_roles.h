@@ -70,4 +70,16 @@ bool is_generic_title_frame(std::string_view function);
 // "foo.cold", "foo.isra.0", "foo.constprop.3", "foo.part.1" -> "foo".
 std::string_view base_function_name(std::string_view function);
 
+namespace frame_roles_detail {
+// The lists behind is_reporting_machinery, is_chain_terminal and is_entry_code, for their tests:
+// f plays the role when its base name is one of `names` or starts with one of `prefixes`.
+struct RoleLists {
+  std::span<const std::string_view> names;
+  std::span<const std::string_view> prefixes;
+};
+RoleLists reporting_lists();
+RoleLists terminal_lists();
+RoleLists entry_lists();
+}  // namespace frame_roles_detail
+
 }  // namespace btaudit

@@ -183,6 +183,55 @@ BOOST_AUTO_TEST_CASE(normalization_fast_path_matches_every_pass) {
   }
 }
 
+// is_reporting_machinery, is_chain_terminal and is_entry_code look names up without cutting the
+// base name first: generated names (the lists' entries, cut, extended, with '.' suffixes and
+// changed bytes) against the lists read plainly from the base name.
+BOOST_AUTO_TEST_CASE(frame_roles_match_the_lists_read_by_base_name) {
+  using frame_roles_detail::RoleLists;
+  const auto reference = [](std::string_view f, const RoleLists& l) {
+    const std::string_view base = base_function_name(f);
+    for (const std::string_view n : l.names)
+      if (base == n) return true;
+    for (const std::string_view p : l.prefixes)
+      if (base.starts_with(p)) return true;
+    return false;
+  };
+  const std::vector<std::pair<bool (*)(std::string_view), RoleLists>> roles = {
+      {is_reporting_machinery, frame_roles_detail::reporting_lists()},
+      {is_chain_terminal, frame_roles_detail::terminal_lists()},
+      {is_entry_code, frame_roles_detail::entry_lists()}};
+  std::vector<std::string> seeds = {"", ".", "..", "a", "foo.isra.0", "_"};
+  for (const auto& [role, lists] : roles) {
+    for (const auto list : {lists.names, lists.prefixes})
+      for (const std::string_view e : list) {
+        BOOST_TEST(!e.empty());
+        BOOST_TEST(e.find('.') == std::string_view::npos);  // what the lookup relies on
+        seeds.emplace_back(e);
+      }
+  }
+  std::mt19937 rng(2211);
+  const std::string bytes = "._aex0";
+  for (const std::string& seed : seeds) {
+    for (int v = 0; v < 40; ++v) {
+      std::string f = seed;
+      if (v > 0 && !f.empty()) {
+        switch (rng() % 6) {
+          case 0: f.resize(rng() % f.size()); break;
+          case 1: f[rng() % f.size()] = bytes[rng() % bytes.size()]; break;
+          case 2: f.insert(rng() % (f.size() + 1), 1, '.'); break;
+          default: break;
+        }
+      }
+      if (v % 3 == 1) f += ".isra.0";
+      if (v % 3 == 2) f += bytes[rng() % bytes.size()];
+      if (v % 11 == 5) f = "." + f;
+      for (const auto& [role, lists] : roles) BOOST_TEST_CONTEXT("'" << f << "'") {
+          BOOST_TEST(role(f) == reference(f, lists));
+        }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(line_patterns_capture_and_anchor) {
   std::vector<std::string_view> caps;
   BOOST_TEST(find_pattern("at: {p}{F}", " (&mm->mmap_sem), at: [<ffffffff8123>] __might_fault+0xed/0x1d0", &caps));
