@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <vector>
 
 namespace btaudit {
@@ -581,14 +582,12 @@ FramePatternSet::FramePatternSet(std::span<const std::string_view> patterns) : a
       head_[static_cast<unsigned char>(core[0])].push_back({core, anchored_tail});
     } else if (anchored_tail) {
       tail_[static_cast<unsigned char>(core.back())].push_back(core);
-    } else if (core.size() < 3) {
+    } else if (core.size() < 4) {
       other_.push_back(p);
     } else {
-      inner_[pair(core[0], core[1])].push_back(core);
-      const std::size_t key = triple_key(core[0], core[1], core[2]);
-      inner_triples_[key / 64] |= std::uint64_t{1} << (key % 64);
-      const std::size_t two = pair_key(core[0], core[1]);
-      inner_pairs_[two / 64] |= std::uint64_t{1} << (two % 64);
+      const std::size_t key = quad_key(core.data());
+      inner_[key % kQuadBuckets].push_back(core);
+      inner_quads_[key / 64] |= std::uint64_t{1} << (key % 64);
     }
   }
 }
@@ -605,16 +604,19 @@ bool FramePatternSet::matches(std::string_view f) const {
     if (h.whole ? f == h.core : f.starts_with(h.core)) return true;
   for (std::string_view core : tail_[static_cast<unsigned char>(f.back())])
     if (f.ends_with(core)) return true;
-  for (std::size_t i = 0; i + 2 < f.size(); ++i) {
-    const std::size_t two = pair_key(f[i], f[i + 1]);
-    if (((inner_pairs_[two / 64] >> (two % 64)) & 1) == 0) continue;
-    const std::size_t key = triple_key(f[i], f[i + 1], f[i + 2]);
-    if (((inner_triples_[key / 64] >> (key % 64)) & 1) == 0) continue;
-    // A bucket holds the substrings of a hashed pair: their first three bytes (every one has
-    // three) are compared inline before a memcmp call on the rest.
+  for (std::size_t i = 0; i + 4 <= f.size(); ++i) {
+    const std::size_t key = quad_key(f.data() + i);
+    if (((inner_quads_[key / 64] >> (key % 64)) & 1) == 0) continue;
+    // The bucket's substrings: their first four bytes (every one has four) are compared as a
+    // word before a memcmp call on the rest.
     const std::string_view rest = f.substr(i);
-    for (std::string_view p : inner_[pair(f[i], f[i + 1])])
-      if (p[0] == rest[0] && p[1] == rest[1] && p[2] == rest[2] && rest.starts_with(p)) return true;
+    std::uint32_t head = 0;
+    std::memcpy(&head, rest.data(), 4);
+    for (std::string_view p : inner_[key % kQuadBuckets]) {
+      std::uint32_t ph = 0;
+      std::memcpy(&ph, p.data(), 4);
+      if (ph == head && rest.starts_with(p)) return true;
+    }
   }
   return false;
 }
