@@ -1,6 +1,8 @@
 #include "analysis/title_engine.h"
 
 #include <bitset>
+#include <cstdint>
+#include <cstring>
 #include <forward_list>
 #include <span>
 #include <string_view>
@@ -655,38 +657,30 @@ bool suppressed(const Family& fam, std::string_view line) {
 namespace title_engine_detail {
 
 namespace {
-std::size_t pair_key(char a, char b) {
-  return static_cast<std::size_t>(static_cast<unsigned char>(a)) << 8 | static_cast<unsigned char>(b);
-}
-// A hash of four bytes into 16 bits (the bytes as a little-endian word, Fibonacci hashing).
+// A hash of four bytes into 16 bits (the bytes as one word in the machine's order, the same
+// for headers and lines: one load; Fibonacci hashing).
 std::size_t quad_key(const char* p) {
   std::uint32_t w = 0;
-  for (int k = 3; k >= 0; --k) w = w << 8 | static_cast<unsigned char>(p[k]);
+  std::memcpy(&w, p, 4);
   return (w * 0x9E3779B1u) >> 16;
 }
 }  // namespace
 
 bool may_hold_header(std::string_view line) {
-  // The first two and the first four bytes of every family's header: one bit per byte pair,
-  // one per hashed quad; all of them when a header is shorter than four bytes (it would be in
-  // every line). Four bytes, not two: the lines before a header (frames, driver messages) are
-  // full of two-byte starts like "in" and "st", and each line let through costs a search per
-  // family. The exact pair, cheaper, is tested first at each position. Immutable after construction.
-  struct Starts {
-    std::bitset<65536> pairs;
-    std::bitset<65536> quads;
-  };
-  static const Starts starts = [] {
-    Starts set;
+  // The first four bytes of every family's header, hashed, one bit each; all of them when a
+  // header is shorter than four bytes (it would be in every line). Four bytes, not two: the
+  // lines before a header (frames, driver messages) are full of two-byte starts like "in" and
+  // "st", and each line let through costs a search per family. Immutable after construction.
+  static const std::bitset<65536> starts = [] {
+    std::bitset<65536> set;
     for (const Family& f : families()) {
-      if (f.header.size() < 4) return Starts{std::bitset<65536>().set(), std::bitset<65536>().set()};
-      set.pairs.set(pair_key(f.header[0], f.header[1]));
-      set.quads.set(quad_key(f.header.data()));
+      if (f.header.size() < 4) return std::bitset<65536>().set();
+      set.set(quad_key(f.header.data()));
     }
     return set;
   }();
   for (std::size_t i = 0; i + 3 < line.size(); ++i)
-    if (starts.pairs[pair_key(line[i], line[i + 1])] && starts.quads[quad_key(line.data() + i)]) return true;
+    if (starts[quad_key(line.data() + i)]) return true;
   return false;
 }
 
