@@ -1,5 +1,6 @@
 #include "analysis/title_engine.h"
 
+#include <bit>
 #include <bitset>
 #include <cstdint>
 #include <cstring>
@@ -204,16 +205,40 @@ bool match_part(const Part& part, std::string_view s, Caps& out) {
   return false;
 }
 
+}  // namespace
+
 // Syscall wrappers differ by architecture and era; the shortest name wins.
-std::string_view strip_syscall_prefix(std::string_view f) {
+std::string_view title_engine_detail::strip_syscall_prefix(std::string_view f) {
   static constexpr std::string_view kPrefixes[] = {"SYSC_",     "SyS_",      "sys_",         "__x64_",      "__ia32_",
                                                    "__arm64_",  "____sys_",  "___sys_",      "__sys_",      "__se_",
                                                    "__se_sys_", "__do_sys_", "compat_SYSC_", "compat_SyS_", "ksys_"};
+  // Every prefix has four bytes or more: a name's first four are compared with each prefix's as
+  // one word, and only a prefix that agrees there is compared whole (most kernel functions
+  // start with "__", which half the prefixes share).
+  // The words as a load of the bytes makes them (the machine's byte order).
+  static constexpr auto kHeads = [] {
+    std::array<std::uint32_t, std::size(kPrefixes)> word{};
+    for (std::size_t k = 0; k < std::size(kPrefixes); ++k)
+      for (std::size_t b = 0; b < 4; ++b) {
+        const std::size_t shift = std::endian::native == std::endian::little ? 8 * b : 8 * (3 - b);
+        word[k] |= std::uint32_t{static_cast<unsigned char>(kPrefixes[k][b])} << shift;
+      }
+    return word;
+  }();
+  if (f.size() < 4) return f;
+  std::uint32_t head = 0;
+  std::memcpy(&head, f.data(), 4);
   std::string_view best = f;
-  for (auto p : kPrefixes)  // first byte first: a memcmp call per prefix costs more than the compare
-    if (!f.empty() && f[0] == p[0] && f.starts_with(p) && f.size() - p.size() < best.size()) best = f.substr(p.size());
+  for (std::size_t k = 0; k < std::size(kPrefixes); ++k) {
+    const std::string_view p = kPrefixes[k];
+    if (kHeads[k] == head && f.starts_with(p) && f.size() - p.size() < best.size()) best = f.substr(p.size());
+  }
   return best;
 }
+
+namespace {
+
+using title_engine_detail::strip_syscall_prefix;
 
 // Frames of stalls that dispatch work: the frame above the first of them names the stall.
 bool is_stall_anchor(std::string_view f) {

@@ -232,6 +232,31 @@ BOOST_AUTO_TEST_CASE(frame_roles_match_the_lists_read_by_base_name) {
   }
 }
 
+// strip_syscall_prefix compares a name's first four bytes as a word before a prefix whole:
+// generated names (prefixes, cut, joined, with names after them) against the plain search.
+BOOST_AUTO_TEST_CASE(syscall_prefixes_are_stripped_as_the_plain_search_strips_them) {
+  const std::vector<std::string> prefixes = {"SYSC_",     "SyS_",      "sys_",         "__x64_",      "__ia32_",
+                                             "__arm64_",  "____sys_",  "___sys_",      "__sys_",      "__se_",
+                                             "__se_sys_", "__do_sys_", "compat_SYSC_", "compat_SyS_", "ksys_"};
+  const auto reference = [&prefixes](std::string_view f) {
+    std::string_view best = f;
+    for (const std::string& p : prefixes)
+      if (f.starts_with(p) && f.size() - p.size() < best.size()) best = f.substr(p.size());
+    return best;
+  };
+  std::mt19937 rng(919);
+  const std::vector<std::string> tails = {"", "read", "_", "sys_", "x", "se_sys_open", "ioctl"};
+  for (int i = 0; i < 50000; ++i) {
+    std::string f;
+    for (std::size_t parts = rng() % 3; parts > 0; --parts) {
+      const std::string& p = prefixes[rng() % prefixes.size()];
+      f += rng() % 4 == 0 ? p.substr(0, rng() % (p.size() + 1)) : p;
+    }
+    f += tails[rng() % tails.size()];
+    BOOST_TEST_CONTEXT("'" << f << "'") { BOOST_TEST(title_engine_detail::strip_syscall_prefix(f) == reference(f)); }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(line_patterns_capture_and_anchor) {
   std::vector<std::string_view> caps;
   BOOST_TEST(find_pattern("at: {p}{F}", " (&mm->mmap_sem), at: [<ffffffff8123>] __might_fault+0xed/0x1d0", &caps));
