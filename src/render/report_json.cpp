@@ -104,15 +104,15 @@ constexpr std::size_t kReasons = static_cast<std::size_t>(Reason::ScannedTextAdd
 constexpr std::array<Fragment, 2 * kStackKinds> kFlagStackFragments = [] {
   std::array<Fragment, 2 * kStackKinds> t{};
   for (std::size_t i = 0; i < t.size(); ++i)
-    t[i] = fragment({",\"printed_unreliable\":", i >= kStackKinds ? "true" : "false", ",\"stack\":\"",
-                     to_string(static_cast<StackKind>(i % kStackKinds)), "\",\"exception\":"});
+    t[i] = fragment({R"(,"printed_unreliable":)", i >= kStackKinds ? "true" : "false", R"(,"stack":")",
+                     to_string(static_cast<StackKind>(i % kStackKinds)), R"(","exception":)"});
   return t;
 }();
 
 constexpr std::array<Fragment, kVerdicts> kVerdictFragments = [] {
   std::array<Fragment, kVerdicts> t{};
   for (std::size_t i = 0; i < t.size(); ++i)
-    t[i] = fragment({",\"verdict\":\"", to_string(static_cast<Verdict>(i)), "\",\"reason\":\""});
+    t[i] = fragment({R"(,"verdict":")", to_string(static_cast<Verdict>(i)), R"(","reason":")"});
   return t;
 }();
 
@@ -120,7 +120,7 @@ const Fragment& reason_fragment(Reason r) {
   // reason_code() is not constexpr (verdict.cpp): the table is built on first use, then only read.
   static const std::array<Fragment, kReasons> table = [] {
     std::array<Fragment, kReasons> t{};
-    for (std::size_t i = 0; i < t.size(); ++i) t[i] = fragment({reason_code(static_cast<Reason>(i)), "\",\"line\":"});
+    for (std::size_t i = 0; i < t.size(); ++i) t[i] = fragment({reason_code(static_cast<Reason>(i)), R"(","line":)"});
     return t;
   }();
   return table[static_cast<std::size_t>(r)];
@@ -175,18 +175,18 @@ bool report_json_detail::write_frame_direct(JsonWriter& w, const Frame& f) {
   char* p = w.begin_direct(kFrameFixed + strings);
   if (f.function) {
     // The quotes go out with the keys around the name.
-    J::put_literal(p, "{\"function\":\"");
+    J::put_literal(p, R"({"function":")");
     if (!json_detail::copy_if_plain(p, f.function->data(), f.function->size())) return false;
     p += f.function->size();
-    J::put_literal(p, "\",\"offset\":");
+    J::put_literal(p, R"(","offset":)");
   } else {
-    J::put_literal(p, "{\"function\":null,\"offset\":");
+    J::put_literal(p, R"({"function":null,"offset":)");
   }
   J::put_scalar(p, f.offset);
   J::put_literal(p, ",\"size\":");
   J::put_scalar(p, f.size);
   if (!f.module && !f.build_id) {
-    J::put_literal(p, ",\"module\":null,\"build_id\":null,\"address\":");  // nearly every frame
+    J::put_literal(p, R"(,"module":null,"build_id":null,"address":)");  // nearly every frame
   } else {
     J::put_literal(p, ",\"module\":");
     if (!J::put_string_or_null(p, f.module)) return false;
