@@ -2,38 +2,53 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <vector>
 
 namespace btaudit {
 
 namespace {
 
-// Both compare the first byte before calling memcmp: they run for every frame of every
-// report against lists of dozens of names, and nearly all differ at the first byte.
-bool starts_with_any(std::string_view f, std::initializer_list<std::string_view> prefixes) {
-  for (auto p : prefixes)
-    if (p.empty() || (!f.empty() && p[0] == f[0] && f.starts_with(p))) return true;
-  return false;
-}
+// The name lists below are asked about every frame of every report, by the function's base
+// name (base_function_name: "foo.isra.0" -> "foo"). No name or prefix holds a '.', so the
+// base need not be cut first: a name n is f's base exactly when f is n or starts with n and a
+// '.', and a prefix starts the base exactly when it starts f (f's first '.' after its first
+// byte cannot fall inside the prefix). Both sets keep their entries by first byte: most
+// frames meet a few entries, or none, instead of a search for the '.' and a scan of the list.
 
-// A list of names asked "is f one of them" for every frame of every report, kept by
-// length: few names share one, so a frame costs a compare or two rather than one per name.
+// A list of names asked "is f's base one of them".
 class NameSet {
  public:
-  NameSet(std::initializer_list<std::string_view> names) {
-    for (auto n : names) by_size_[std::min(n.size(), kLongest)].push_back(n);
+  explicit NameSet(std::span<const std::string_view> names) {
+    for (auto n : names) by_first_[first_byte(n)].push_back(n);
   }
-  bool contains(std::string_view f) const {
-    // The first bytes are compared before the rest: most names differ there, and a
-    // comparison of the whole is a call.
-    for (auto n : by_size_[std::min(f.size(), kLongest)])
-      if ((f.empty() || n.empty() || f[0] == n[0]) && f == n) return true;
+  bool holds_base(std::string_view f) const {
+    if (f.empty()) return false;
+    for (auto n : by_first_[first_byte(f)])
+      if (f.size() >= n.size() && (f.size() == n.size() || f[n.size()] == '.') && f.starts_with(n)) return true;
     return false;
   }
 
  private:
-  static constexpr std::size_t kLongest = 64;  // longer names share the last list
-  std::array<std::vector<std::string_view>, kLongest + 1> by_size_{};
+  static std::size_t first_byte(std::string_view s) { return static_cast<unsigned char>(s[0]); }
+  std::array<std::vector<std::string_view>, 256> by_first_{};
+};
+
+// A list of prefixes asked "does one of them start f (or f's base)".
+class PrefixSet {
+ public:
+  explicit PrefixSet(std::span<const std::string_view> prefixes) {
+    for (auto p : prefixes) by_first_[static_cast<unsigned char>(p[0])].push_back(p);
+  }
+  bool starts(std::string_view f) const {
+    if (f.empty()) return false;
+    for (auto p : by_first_[static_cast<unsigned char>(f[0])])
+      if (f.starts_with(p)) return true;
+    return false;
+  }
+
+ private:
+  std::array<std::vector<std::string_view>, 256> by_first_{};
 };
 
 // syzkaller's skip patterns (pkg/report/linux.go, linuxStackParams), its
@@ -317,6 +332,218 @@ constexpr std::string_view kGenericTitleSkips[] = {
     "mark_buffer_dirty",  // buffer-head helper: the file system that dirtied the buffer is at fault
 };
 
+// Reporting machinery (is_reporting_machinery): whole names, then prefixes.
+constexpr std::string_view kReportingNames[] = {"dump_stack",
+                                                "dump_stack_lvl",
+                                                "__dump_stack",
+                                                "show_stack",
+                                                "show_trace_log_lvl",
+                                                "show_stack_log_lvl",
+                                                "dump_backtrace",
+                                                "show_regs",
+                                                "__show_regs",
+                                                "panic",
+                                                "nmi_panic",
+                                                "vpanic",
+                                                "__warn",
+                                                "__warn_printk",
+                                                "warn_slowpath_common",
+                                                "warn_slowpath_fmt",
+                                                "warn_slowpath_null",
+                                                "report_bug",
+                                                "handle_bug",
+                                                "fixup_bug",
+                                                "do_error_trap",
+                                                "do_trap",
+                                                "do_invalid_op",
+                                                "exc_invalid_op",
+                                                "asm_exc_invalid_op",
+                                                "invalid_op",
+                                                "die",
+                                                "__die",
+                                                "__die_body",
+                                                "oops_end",
+                                                "oops_begin",
+                                                "page_fault_oops",
+                                                "kernelmode_fixup_or_oops",
+                                                "no_context",
+                                                "__bad_area_nosemaphore",
+                                                "bad_area_nosemaphore",
+                                                "bad_area",
+                                                "do_user_addr_fault",
+                                                "handle_page_fault",
+                                                "exc_page_fault",
+                                                "asm_exc_page_fault",
+                                                "page_fault",
+                                                "do_page_fault",
+                                                "__do_page_fault",
+                                                "async_page_fault",
+                                                "do_general_protection",
+                                                "exc_general_protection",
+                                                "asm_exc_general_protection",
+                                                "general_protection",
+                                                "die_addr",
+                                                "do_double_fault",
+                                                "exc_double_fault",
+                                                "asm_exc_double_fault",
+                                                "print_address_description",
+                                                "print_report",
+                                                "describe_object",
+                                                "print_trailer",
+                                                "should_fail",
+                                                "should_fail_ex",
+                                                "fail_dump",
+                                                "should_failslab",
+                                                "__should_failslab",
+                                                "should_fail_alloc_page",
+                                                "nmi_cpu_backtrace",
+                                                "nmi_trigger_cpumask_backtrace",
+                                                "arch_trigger_cpumask_backtrace",
+                                                "rcu_dump_cpu_stacks",
+                                                "print_cpu_stall",
+                                                "check_cpu_stall",
+                                                "rcu_check_callbacks",
+                                                "rcu_sched_clock_irq",
+                                                "watchdog_timer_fn",
+                                                "watchdog",
+                                                "check_hung_task",
+                                                "check_hung_uninterruptible_tasks",
+                                                "sched_show_task",
+                                                "show_state_filter",
+                                                "debug_show_all_locks",
+                                                "lockdep_rcu_suspicious",
+                                                "___might_sleep",
+                                                "__might_sleep",
+                                                "__might_resched",
+                                                "__might_fault",
+                                                "__schedule_bug",
+                                                "schedule_debug",
+                                                "bad_page",
+                                                "report_refcount_error",
+                                                "refcount_warn_saturate",
+                                                "__list_add_valid_or_report",
+                                                "__list_del_entry_valid_or_report",
+                                                "__list_add_valid",
+                                                "__list_del_entry_valid",
+                                                "dump_header",
+                                                "oom_kill_process",
+                                                "out_of_memory",
+                                                "warn_alloc",
+                                                "sysrq_handle_crash",
+                                                "__handle_sysrq",
+                                                "die_nmi",
+                                                "unknown_nmi_error",
+                                                "do_nmi",
+                                                "exc_nmi",
+                                                "default_do_nmi",
+                                                "nmi_handle"};
+constexpr std::string_view kReportingPrefixes[] = {"kasan_",
+                                                   "__kasan_",
+                                                   "__asan_",
+                                                   "check_memory_region",
+                                                   "kmsan_",
+                                                   "__msan_",
+                                                   "kcsan_",
+                                                   "__tsan_",
+                                                   "kfence_",
+                                                   "__kfence_",
+                                                   "ubsan_",
+                                                   "__ubsan_",
+                                                   "print_circular_bug",
+                                                   "print_deadlock_bug",
+                                                   "print_usage_bug",
+                                                   "print_bad_irq_dependency",
+                                                   "print_lock",
+                                                   "print_unlock",
+                                                   "debug_print_object",
+                                                   "lockdep_",
+                                                   "__lock_acquire",
+                                                   "lock_acquire",
+                                                   "lock_release",
+                                                   "__lock_release",
+                                                   "check_noncircular",
+                                                   "check_prev_add",
+                                                   "check_prevs_add",
+                                                   "validate_chain",
+                                                   "check_deadlock",
+                                                   "mark_lock",
+                                                   "valid_state",
+                                                   "report_",
+                                                   "kmemleak_",
+                                                   "debug_object",
+                                                   "__debug_object",
+                                                   "arch_stack_walk",
+                                                   "stack_trace_save",
+                                                   "save_stack",
+                                                   "__save_stack_trace",
+                                                   "save_stack_trace",
+                                                   "stack_depot_save",
+                                                   "__stack_depot_save",
+                                                   "unwind_",
+                                                   "__unwind_",
+                                                   "__show_trace",
+                                                   "__dump_page",
+                                                   "dump_page"};
+// The bottoms of stacks (is_chain_terminal).
+constexpr std::string_view kTerminalNames[] = {"ret_from_fork",
+                                               "ret_from_fork_asm",
+                                               "entry_SYSCALL_64_after_hwframe",
+                                               "entry_SYSCALL_64_fastpath",
+                                               "system_call_fastpath",
+                                               "entry_SYSCALL_64",
+                                               "entry_SYSENTER_compat_after_hwframe",
+                                               "entry_INT80_compat",
+                                               "entry_SYSCALL_compat",
+                                               "entry_SYSENTER_32",
+                                               "entry_INT80_32",
+                                               "sysenter_past_esp",
+                                               "syscall_call",
+                                               "secondary_startup_64",
+                                               "secondary_startup_64_no_verify",
+                                               "x86_64_start_kernel",
+                                               "x86_64_start_reservations",
+                                               "start_secondary",
+                                               "common_startup_64",
+                                               "el0t_64_sync",
+                                               "el0t_64_irq",
+                                               "el0_svc",
+                                               "ret_from_fork_thread",
+                                               "kernel_thread_starter",
+                                               "do_one_initcall_start"};
+// Interrupt and exception entry (is_entry_code): whole names, then prefixes.
+constexpr std::string_view kEntryNames[] = {"ret_from_intr",
+                                            "retint_kernel",
+                                            "retint_user",
+                                            "common_interrupt",
+                                            "apic_timer_interrupt",
+                                            "smp_apic_timer_interrupt",
+                                            "error_entry",
+                                            "error_exit",
+                                            "paranoid_entry",
+                                            "paranoid_exit",
+                                            "irq_entries_start",
+                                            "reschedule_interrupt",
+                                            "call_function_interrupt",
+                                            "call_function_single_interrupt",
+                                            "irq_work_interrupt",
+                                            "restore_args",
+                                            "restore_regs_and_iret",
+                                            "irq_return",
+                                            "native_iret",
+                                            "call_softirq",
+                                            "do_softirq_own_stack",
+                                            "irq_exit_rcu",
+                                            "interrupt_entry",
+                                            "spurious_interrupt",
+                                            "thermal_interrupt",
+                                            "nmi",
+                                            "end_repeat_nmi",
+                                            "first_nmi",
+                                            "repeat_nmi"};
+constexpr std::string_view kEntryPrefixes[] = {
+    "asm_sysvec_", "asm_common_interrupt", "asm_exc_",        "sysvec_",      "__sysvec_", "entry_",
+    "ret_from_",   "irq_stack_",           "run_on_irqstack", "call_on_stack"};
+
 // "readb_nocheck", "write_once_size_nocheck": the (read|write)_once_.*nocheck family.
 bool is_once_nocheck(std::string_view f) {
   const std::size_t at = f.find("_once_");
@@ -355,14 +582,12 @@ FramePatternSet::FramePatternSet(std::span<const std::string_view> patterns) : a
       head_[static_cast<unsigned char>(core[0])].push_back({core, anchored_tail});
     } else if (anchored_tail) {
       tail_[static_cast<unsigned char>(core.back())].push_back(core);
-    } else if (core.size() < 3) {
+    } else if (core.size() < 4) {
       other_.push_back(p);
     } else {
-      inner_[pair(core[0], core[1])].push_back(core);
-      const std::size_t key = triple_key(core[0], core[1], core[2]);
-      inner_triples_[key / 64] |= std::uint64_t{1} << (key % 64);
-      const std::size_t two = pair_key(core[0], core[1]);
-      inner_pairs_[two / 64] |= std::uint64_t{1} << (two % 64);
+      const std::size_t key = quad_key(core.data());
+      inner_[key % kQuadBuckets].push_back(core);
+      inner_quads_[key / 64] |= std::uint64_t{1} << (key % 64);
     }
   }
 }
@@ -379,16 +604,19 @@ bool FramePatternSet::matches(std::string_view f) const {
     if (h.whole ? f == h.core : f.starts_with(h.core)) return true;
   for (std::string_view core : tail_[static_cast<unsigned char>(f.back())])
     if (f.ends_with(core)) return true;
-  for (std::size_t i = 0; i + 2 < f.size(); ++i) {
-    const std::size_t two = pair_key(f[i], f[i + 1]);
-    if (((inner_pairs_[two / 64] >> (two % 64)) & 1) == 0) continue;
-    const std::size_t key = triple_key(f[i], f[i + 1], f[i + 2]);
-    if (((inner_triples_[key / 64] >> (key % 64)) & 1) == 0) continue;
-    // A bucket holds the substrings of a hashed pair: their first three bytes (every one has
-    // three) are compared inline before a memcmp call on the rest.
+  for (std::size_t i = 0; i + 4 <= f.size(); ++i) {
+    const std::size_t key = quad_key(f.data() + i);
+    if (((inner_quads_[key / 64] >> (key % 64)) & 1) == 0) continue;
+    // The bucket's substrings: their first four bytes (every one has four) are compared as a
+    // word before a memcmp call on the rest.
     const std::string_view rest = f.substr(i);
-    for (std::string_view p : inner_[pair(f[i], f[i + 1])])
-      if (p[0] == rest[0] && p[1] == rest[1] && p[2] == rest[2] && rest.starts_with(p)) return true;
+    std::uint32_t head = 0;
+    std::memcpy(&head, rest.data(), 4);
+    for (std::string_view p : inner_[key % kQuadBuckets]) {
+      std::uint32_t ph = 0;
+      std::memcpy(&ph, p.data(), 4);
+      if (ph == head && rest.starts_with(p)) return true;
+    }
   }
   return false;
 }
@@ -404,226 +632,27 @@ std::string_view base_function_name(std::string_view function) {
   return dot == std::string_view::npos ? function : function.substr(0, dot);
 }
 
-bool is_reporting_machinery(std::string_view function) {
-  const std::string_view f = base_function_name(function);
-  static const NameSet kReporting{"dump_stack",
-                                  "dump_stack_lvl",
-                                  "__dump_stack",
-                                  "show_stack",
-                                  "show_trace_log_lvl",
-                                  "show_stack_log_lvl",
-                                  "dump_backtrace",
-                                  "show_regs",
-                                  "__show_regs",
-                                  "panic",
-                                  "nmi_panic",
-                                  "vpanic",
-                                  "__warn",
-                                  "__warn_printk",
-                                  "warn_slowpath_common",
-                                  "warn_slowpath_fmt",
-                                  "warn_slowpath_null",
-                                  "report_bug",
-                                  "handle_bug",
-                                  "fixup_bug",
-                                  "do_error_trap",
-                                  "do_trap",
-                                  "do_invalid_op",
-                                  "exc_invalid_op",
-                                  "asm_exc_invalid_op",
-                                  "invalid_op",
-                                  "die",
-                                  "__die",
-                                  "__die_body",
-                                  "oops_end",
-                                  "oops_begin",
-                                  "page_fault_oops",
-                                  "kernelmode_fixup_or_oops",
-                                  "no_context",
-                                  "__bad_area_nosemaphore",
-                                  "bad_area_nosemaphore",
-                                  "bad_area",
-                                  "do_user_addr_fault",
-                                  "handle_page_fault",
-                                  "exc_page_fault",
-                                  "asm_exc_page_fault",
-                                  "page_fault",
-                                  "do_page_fault",
-                                  "__do_page_fault",
-                                  "async_page_fault",
-                                  "do_general_protection",
-                                  "exc_general_protection",
-                                  "asm_exc_general_protection",
-                                  "general_protection",
-                                  "die_addr",
-                                  "do_double_fault",
-                                  "exc_double_fault",
-                                  "asm_exc_double_fault",
-                                  "print_address_description",
-                                  "print_report",
-                                  "describe_object",
-                                  "print_trailer",
-                                  "should_fail",
-                                  "should_fail_ex",
-                                  "fail_dump",
-                                  "should_failslab",
-                                  "__should_failslab",
-                                  "should_fail_alloc_page",
-                                  "nmi_cpu_backtrace",
-                                  "nmi_trigger_cpumask_backtrace",
-                                  "arch_trigger_cpumask_backtrace",
-                                  "rcu_dump_cpu_stacks",
-                                  "print_cpu_stall",
-                                  "check_cpu_stall",
-                                  "rcu_check_callbacks",
-                                  "rcu_sched_clock_irq",
-                                  "watchdog_timer_fn",
-                                  "watchdog",
-                                  "check_hung_task",
-                                  "check_hung_uninterruptible_tasks",
-                                  "sched_show_task",
-                                  "show_state_filter",
-                                  "debug_show_all_locks",
-                                  "lockdep_rcu_suspicious",
-                                  "___might_sleep",
-                                  "__might_sleep",
-                                  "__might_resched",
-                                  "__might_fault",
-                                  "__schedule_bug",
-                                  "schedule_debug",
-                                  "bad_page",
-                                  "report_refcount_error",
-                                  "refcount_warn_saturate",
-                                  "__list_add_valid_or_report",
-                                  "__list_del_entry_valid_or_report",
-                                  "__list_add_valid",
-                                  "__list_del_entry_valid",
-                                  "dump_header",
-                                  "oom_kill_process",
-                                  "out_of_memory",
-                                  "warn_alloc",
-                                  "sysrq_handle_crash",
-                                  "__handle_sysrq",
-                                  "die_nmi",
-                                  "unknown_nmi_error",
-                                  "do_nmi",
-                                  "exc_nmi",
-                                  "default_do_nmi",
-                                  "nmi_handle"};  // immutable after construction
-  if (kReporting.contains(f)) return true;
-  return starts_with_any(f, {"kasan_",
-                             "__kasan_",
-                             "__asan_",
-                             "check_memory_region",
-                             "kmsan_",
-                             "__msan_",
-                             "kcsan_",
-                             "__tsan_",
-                             "kfence_",
-                             "__kfence_",
-                             "ubsan_",
-                             "__ubsan_",
-                             "print_circular_bug",
-                             "print_deadlock_bug",
-                             "print_usage_bug",
-                             "print_bad_irq_dependency",
-                             "print_lock",
-                             "print_unlock",
-                             "debug_print_object",
-                             "lockdep_",
-                             "__lock_acquire",
-                             "lock_acquire",
-                             "lock_release",
-                             "__lock_release",
-                             "check_noncircular",
-                             "check_prev_add",
-                             "check_prevs_add",
-                             "validate_chain",
-                             "check_deadlock",
-                             "mark_lock",
-                             "valid_state",
-                             "report_",
-                             "kmemleak_",
-                             "debug_object",
-                             "__debug_object",
-                             "arch_stack_walk",
-                             "stack_trace_save",
-                             "save_stack",
-                             "__save_stack_trace",
-                             "save_stack_trace",
-                             "stack_depot_save",
-                             "__stack_depot_save",
-                             "unwind_",
-                             "__unwind_",
-                             "__show_trace",
-                             "__dump_page",
-                             "dump_page"});
+bool is_reporting_machinery(std::string_view f) {
+  static const NameSet kReporting(kReportingNames);      // immutable after construction
+  static const PrefixSet kPrefixes(kReportingPrefixes);  // immutable after construction
+  return kReporting.holds_base(f) || kPrefixes.starts(f);
 }
 
-bool is_chain_terminal(std::string_view function) {
-  const std::string_view f = base_function_name(function);
-  static const NameSet kTerminals{"ret_from_fork",
-                                  "ret_from_fork_asm",
-                                  "entry_SYSCALL_64_after_hwframe",
-                                  "entry_SYSCALL_64_fastpath",
-                                  "system_call_fastpath",
-                                  "entry_SYSCALL_64",
-                                  "entry_SYSENTER_compat_after_hwframe",
-                                  "entry_INT80_compat",
-                                  "entry_SYSCALL_compat",
-                                  "entry_SYSENTER_32",
-                                  "entry_INT80_32",
-                                  "sysenter_past_esp",
-                                  "syscall_call",
-                                  "secondary_startup_64",
-                                  "secondary_startup_64_no_verify",
-                                  "x86_64_start_kernel",
-                                  "x86_64_start_reservations",
-                                  "start_secondary",
-                                  "common_startup_64",
-                                  "el0t_64_sync",
-                                  "el0t_64_irq",
-                                  "el0_svc",
-                                  "ret_from_fork_thread",
-                                  "kernel_thread_starter",
-                                  "do_one_initcall_start"};  // immutable after construction
-  return kTerminals.contains(f);
+bool is_chain_terminal(std::string_view f) {
+  static const NameSet kTerminals(kTerminalNames);  // immutable after construction
+  return kTerminals.holds_base(f);
 }
 
-bool is_entry_code(std::string_view function) {
-  const std::string_view f = base_function_name(function);
-  static const NameSet kEntry{"ret_from_intr",
-                              "retint_kernel",
-                              "retint_user",
-                              "common_interrupt",
-                              "apic_timer_interrupt",
-                              "smp_apic_timer_interrupt",
-                              "error_entry",
-                              "error_exit",
-                              "paranoid_entry",
-                              "paranoid_exit",
-                              "irq_entries_start",
-                              "reschedule_interrupt",
-                              "call_function_interrupt",
-                              "call_function_single_interrupt",
-                              "irq_work_interrupt",
-                              "restore_args",
-                              "restore_regs_and_iret",
-                              "irq_return",
-                              "native_iret",
-                              "call_softirq",
-                              "do_softirq_own_stack",
-                              "irq_exit_rcu",
-                              "interrupt_entry",
-                              "spurious_interrupt",
-                              "thermal_interrupt",
-                              "nmi",
-                              "end_repeat_nmi",
-                              "first_nmi",
-                              "repeat_nmi"};  // immutable after construction
-  if (kEntry.contains(f)) return true;
-  return starts_with_any(f, {"asm_sysvec_", "asm_common_interrupt", "asm_exc_", "sysvec_", "__sysvec_", "entry_",
-                             "ret_from_", "irq_stack_", "run_on_irqstack", "call_on_stack"});
+bool is_entry_code(std::string_view f) {
+  static const NameSet kEntry(kEntryNames);          // immutable after construction
+  static const PrefixSet kPrefixes(kEntryPrefixes);  // immutable after construction
+  return kEntry.holds_base(f) || kPrefixes.starts(f);
 }
+
+namespace frame_roles_detail {
+RoleLists reporting_lists() { return {kReportingNames, kReportingPrefixes}; }
+RoleLists terminal_lists() { return {kTerminalNames, {}}; }
+RoleLists entry_lists() { return {kEntryNames, kEntryPrefixes}; }
+}  // namespace frame_roles_detail
 
 }  // namespace btaudit

@@ -4,6 +4,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -34,29 +35,24 @@ class FramePatternSet {
   bool matches(std::string_view function) const;
 
  private:
-  static constexpr std::size_t kPairBuckets = 512;
-  static std::size_t pair(char a, char b) {
-    return (static_cast<unsigned char>(a) * 31u + static_cast<unsigned char>(b)) % kPairBuckets;
-  }
-  static std::size_t pair_key(char a, char b) {
-    return static_cast<std::size_t>(static_cast<unsigned char>(a)) << 8 | static_cast<unsigned char>(b);
+  static constexpr std::size_t kQuadBuckets = 512;
+  // A hash of the four bytes at p into 16 bits (the bytes as one word in the machine's order,
+  // the same for patterns and names: one load; Fibonacci hashing).
+  static std::size_t quad_key(const char* p) {
+    std::uint32_t w = 0;
+    std::memcpy(&w, p, 4);
+    return (w * 0x9E3779B1u) >> 16;
   }
   struct Head {
     std::string_view core;  // x of "^x" / "^x$"
     bool whole;             // "^x$": the name is x
   };
   std::span<const std::string_view> all_;
-  std::array<std::vector<std::string_view>, kPairBuckets> inner_{};  // substrings of 3+ characters, by their first two
-  // Which positions of a name can start one of inner_'s substrings, one bit test each
-  // (matches runs at every position, and most start none): a hash of their first three
-  // characters.
-  static std::size_t triple_key(char a, char b, char c) {
-    return (pair_key(a, b) * 31u + static_cast<unsigned char>(c)) & 0xffffu;
-  }
-  std::array<std::uint64_t, 1024> inner_triples_{};
-  // The same positions' first two characters exactly, one bit per pair: a test cheaper than
-  // the triple's hash, made first (most positions fail it).
-  std::array<std::uint64_t, 1024> inner_pairs_{};
+  // Substrings of 4+ characters, by their first four (hashed): matches tests each position of
+  // a name with one bit of inner_quads_ (most positions start none), and compares the bucket's
+  // substrings only where the bit is set.
+  std::array<std::vector<std::string_view>, kQuadBuckets> inner_{};
+  std::array<std::uint64_t, 1024> inner_quads_{};
   std::vector<std::string_view> other_;                    // shorter substrings: tried on every name
   std::array<std::vector<Head>, 256> head_{};              // "^x" and "^x$", by x's first character
   std::array<std::vector<std::string_view>, 256> tail_{};  // x of "x$", by x's last character
@@ -69,5 +65,17 @@ bool is_generic_title_frame(std::string_view function);
 
 // "foo.cold", "foo.isra.0", "foo.constprop.3", "foo.part.1" -> "foo".
 std::string_view base_function_name(std::string_view function);
+
+namespace frame_roles_detail {
+// The lists behind is_reporting_machinery, is_chain_terminal and is_entry_code, for their tests:
+// f plays the role when its base name is one of `names` or starts with one of `prefixes`.
+struct RoleLists {
+  std::span<const std::string_view> names;
+  std::span<const std::string_view> prefixes;
+};
+RoleLists reporting_lists();
+RoleLists terminal_lists();
+RoleLists entry_lists();
+}  // namespace frame_roles_detail
 
 }  // namespace btaudit

@@ -154,6 +154,24 @@ bool deeper_path(std::string_view suffix) {
   return !stem.empty();
 }
 
+// guilty_file_detail::first_source_file, inlined where every line of a report is asked.
+[[gnu::always_inline]] inline std::string_view source_file_in(std::string_view line) {
+  // filenameRe: ([a-zA-Z0-9_\-\./]*[a-zA-Z0-9_\-]+\.(c|h)):[0-9]+. The leftmost match ends at the
+  // first ".c:<digit>" / ".h:<digit>" whose name has a byte before the dot, and starts where
+  // the run of path bytes before it starts (':' ends a run, so no later end can be reached).
+  // Searched by its '.', rarer in report lines than ':' (register rows hold several).
+  for (std::size_t dot = line.find('.', 1); dot != std::string_view::npos; dot = line.find('.', dot + 1)) {
+    const std::size_t at = dot + 2;  // the ':'
+    if (at + 1 >= line.size() || line[at] != ':' || (line[dot + 1] != 'c' && line[dot + 1] != 'h') ||
+        !is_digit(line[at + 1]) || !is_name_byte(line[dot - 1]))
+      continue;
+    std::size_t start = dot - 1;
+    while (start > 0 && is_path_byte(line[start - 1])) --start;
+    return line.substr(start, at - start);
+  }
+  return {};
+}
+
 std::optional<std::string> guilty_from(const std::vector<std::string_view>& lines, std::size_t from,
                                        std::string_view first_line_tail) {
   using namespace guilty_file_detail;
@@ -161,12 +179,14 @@ std::optional<std::string> guilty_from(const std::vector<std::string_view>& line
   bool settled = false;
   std::size_t li = from;
   // The first line may start mid-line (the rcu stall's interrupt entry): its tail is read first.
-  const auto line_at = [&](std::size_t i) {
-    return i == from && !first_line_tail.empty() ? first_line_tail : lines[i];
-  };
+  std::string_view first = li < lines.size() && !first_line_tail.empty() ? first_line_tail : std::string_view();
   for (; li < lines.size() && !settled; ++li) {
-    const std::string_view line = line_at(li);
-    const std::string_view file = first_source_file(line);
+    std::string_view line = lines[li];
+    if (first.data() != nullptr) {
+      line = first;
+      first = {};
+    }
+    const std::string_view file = source_file_in(line);
     if (file.empty()) continue;
     if (guilty.empty()) guilty = std::string(file);  // rather a machinery file than none at all
     if (ignored_file(file) || ignored_line(line)) continue;
@@ -179,7 +199,7 @@ std::optional<std::string> guilty_from(const std::vector<std::string_view>& line
   std::string deepest(dir_of(guilty));
   for (; li < lines.size(); ++li) {
     const std::string_view line = lines[li];
-    const std::string_view file = first_source_file(line);
+    const std::string_view file = source_file_in(line);
     if (file.empty()) continue;
     // Most files of a trace lie outside the guilty file's directory: a path with no "." or
     // empty segment to clean is its own clean form, and is dropped by a prefix test.
@@ -200,22 +220,7 @@ std::optional<std::string> guilty_from(const std::vector<std::string_view>& line
 
 namespace guilty_file_detail {
 
-std::string_view first_source_file(std::string_view line) {
-  // filenameRe: ([a-zA-Z0-9_\-\./]*[a-zA-Z0-9_\-]+\.(c|h)):[0-9]+. The leftmost match ends at the
-  // first ".c:<digit>" / ".h:<digit>" whose name has a byte before the dot, and starts where
-  // the run of path bytes before it starts (':' ends a run, so no later end can be reached).
-  // Searched by its '.', rarer in report lines than ':' (register rows hold several).
-  for (std::size_t dot = line.find('.', 1); dot != std::string_view::npos; dot = line.find('.', dot + 1)) {
-    const std::size_t at = dot + 2;  // the ':'
-    if (at + 1 >= line.size() || line[at] != ':' || (line[dot + 1] != 'c' && line[dot + 1] != 'h') ||
-        !is_digit(line[at + 1]) || !is_name_byte(line[dot - 1]))
-      continue;
-    std::size_t start = dot - 1;
-    while (start > 0 && is_path_byte(line[start - 1])) --start;
-    return line.substr(start, at - start);
-  }
-  return {};
-}
+std::string_view first_source_file(std::string_view line) { return source_file_in(line); }
 
 std::string clean_path(std::string_view path) {
   std::vector<std::string_view> parts;

@@ -1,6 +1,9 @@
 #include "analysis/title_engine.h"
 
+#include <bit>
 #include <bitset>
+#include <cstdint>
+#include <cstring>
 #include <forward_list>
 #include <span>
 #include <string_view>
@@ -202,16 +205,40 @@ bool match_part(const Part& part, std::string_view s, Caps& out) {
   return false;
 }
 
+}  // namespace
+
 // Syscall wrappers differ by architecture and era; the shortest name wins.
-std::string_view strip_syscall_prefix(std::string_view f) {
+std::string_view title_engine_detail::strip_syscall_prefix(std::string_view f) {
   static constexpr std::string_view kPrefixes[] = {"SYSC_",     "SyS_",      "sys_",         "__x64_",      "__ia32_",
                                                    "__arm64_",  "____sys_",  "___sys_",      "__sys_",      "__se_",
                                                    "__se_sys_", "__do_sys_", "compat_SYSC_", "compat_SyS_", "ksys_"};
+  // Every prefix has four bytes or more: a name's first four are compared with each prefix's as
+  // one word, and only a prefix that agrees there is compared whole (most kernel functions
+  // start with "__", which half the prefixes share).
+  // The words as a load of the bytes makes them (the machine's byte order).
+  static constexpr auto kHeads = [] {
+    std::array<std::uint32_t, std::size(kPrefixes)> word{};
+    for (std::size_t k = 0; k < std::size(kPrefixes); ++k)
+      for (std::size_t b = 0; b < 4; ++b) {
+        const std::size_t shift = std::endian::native == std::endian::little ? 8 * b : 8 * (3 - b);
+        word[k] |= std::uint32_t{static_cast<unsigned char>(kPrefixes[k][b])} << shift;
+      }
+    return word;
+  }();
+  if (f.size() < 4) return f;
+  std::uint32_t head = 0;
+  std::memcpy(&head, f.data(), 4);
   std::string_view best = f;
-  for (auto p : kPrefixes)  // first byte first: a memcmp call per prefix costs more than the compare
-    if (!f.empty() && f[0] == p[0] && f.starts_with(p) && f.size() - p.size() < best.size()) best = f.substr(p.size());
+  for (std::size_t k = 0; k < std::size(kPrefixes); ++k) {
+    const std::string_view p = kPrefixes[k];
+    if (kHeads[k] == head && f.starts_with(p) && f.size() - p.size() < best.size()) best = f.substr(p.size());
+  }
   return best;
 }
+
+namespace {
+
+using title_engine_detail::strip_syscall_prefix;
 
 // Frames of stalls that dispatch work: the frame above the first of them names the stall.
 bool is_stall_anchor(std::string_view f) {
@@ -655,38 +682,30 @@ bool suppressed(const Family& fam, std::string_view line) {
 namespace title_engine_detail {
 
 namespace {
-std::size_t pair_key(char a, char b) {
-  return static_cast<std::size_t>(static_cast<unsigned char>(a)) << 8 | static_cast<unsigned char>(b);
-}
-// A hash of four bytes into 16 bits (the bytes as a little-endian word, Fibonacci hashing).
+// A hash of four bytes into 16 bits (the bytes as one word in the machine's order, the same
+// for headers and lines: one load; Fibonacci hashing).
 std::size_t quad_key(const char* p) {
   std::uint32_t w = 0;
-  for (int k = 3; k >= 0; --k) w = w << 8 | static_cast<unsigned char>(p[k]);
+  std::memcpy(&w, p, 4);
   return (w * 0x9E3779B1u) >> 16;
 }
 }  // namespace
 
 bool may_hold_header(std::string_view line) {
-  // The first two and the first four bytes of every family's header: one bit per byte pair,
-  // one per hashed quad; all of them when a header is shorter than four bytes (it would be in
-  // every line). Four bytes, not two: the lines before a header (frames, driver messages) are
-  // full of two-byte starts like "in" and "st", and each line let through costs a search per
-  // family. The exact pair, cheaper, is tested first at each position. Immutable after construction.
-  struct Starts {
-    std::bitset<65536> pairs;
-    std::bitset<65536> quads;
-  };
-  static const Starts starts = [] {
-    Starts set;
+  // The first four bytes of every family's header, hashed, one bit each; all of them when a
+  // header is shorter than four bytes (it would be in every line). Four bytes, not two: the
+  // lines before a header (frames, driver messages) are full of two-byte starts like "in" and
+  // "st", and each line let through costs a search per family. Immutable after construction.
+  static const std::bitset<65536> starts = [] {
+    std::bitset<65536> set;
     for (const Family& f : families()) {
-      if (f.header.size() < 4) return Starts{std::bitset<65536>().set(), std::bitset<65536>().set()};
-      set.pairs.set(pair_key(f.header[0], f.header[1]));
-      set.quads.set(quad_key(f.header.data()));
+      if (f.header.size() < 4) return std::bitset<65536>().set();
+      set.set(quad_key(f.header.data()));
     }
     return set;
   }();
   for (std::size_t i = 0; i + 3 < line.size(); ++i)
-    if (starts.pairs[pair_key(line[i], line[i + 1])] && starts.quads[quad_key(line.data() + i)]) return true;
+    if (starts[quad_key(line.data() + i)]) return true;
   return false;
 }
 

@@ -23,6 +23,10 @@ std::optional<RuleTitle> title_from_rules(std::string_view text);
 
 // For the tests of title_from_rules' shortcuts.
 namespace title_engine_detail {
+// A syscall wrapper's name without its prefix ("__x64_sys_read" -> "read", the shortest
+// the prefixes leave); other names as they are.
+std::string_view strip_syscall_prefix(std::string_view f);
+
 // False when no family's header (title_rules.h) can be in `line`: no four adjacent bytes of it
 // are a header's first four (as hashed).
 bool may_hold_header(std::string_view line);

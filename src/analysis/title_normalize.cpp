@@ -1,13 +1,15 @@
 #include "analysis/title_normalize.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 
 namespace btaudit {
 
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_lower_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f'); }
+constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
+constexpr bool is_lower_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f'); }
 bool is_alnum(char c) { return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_word(char c) { return is_alnum(c) || c == '_'; }
 
@@ -180,9 +182,54 @@ void sanitize(std::string_view s, std::string& out) {
   while (!out.empty() && out.back() == ' ') out.pop_back();
 }
 
+// What normalize_title's fast path asks of each byte of a title.
+enum ByteClass : std::uint8_t {
+  kTrigger = 1,  // starts some pass's rewrite: '.', '+', '#', a digit
+  kHex = 2,      // in a run of lower-case hex digits (addresses())
+  kSpace = 4,    // ' ': sanitize() drops a leading, trailing or doubled one
+  kUnclean = 8,  // a tab or a byte sanitize() drops
+};
+constexpr std::array<std::uint8_t, 256> kByteClass = [] {
+  std::array<std::uint8_t, 256> t{};
+  for (std::size_t c = 0; c < t.size(); ++c) {
+    const char ch = static_cast<char>(c);
+    std::uint8_t k = 0;
+    if (ch == '.' || ch == '+' || ch == '#' || is_digit(ch)) k |= kTrigger;
+    if (is_lower_hex(ch)) k |= kHex;
+    if (ch == ' ') k |= kSpace;
+    if (c < 0x20 || c >= 0x7f) k |= kUnclean;  // the tab among them
+    t[c] = k;
+  }
+  return t;
+}();
+
 }  // namespace
 
 std::string normalize_title(std::string_view title) {
+  // Most titles ("KASAN: use-after-free Read in foo") hold no pass's trigger and are already
+  // sanitized: those are themselves, told in one pass over their bytes. ("syz" without a digit
+  // is left as it is by drop_executor_ids, a 6-digit hex run is what addresses() rewrites.)
+  if (title.size() <= 120 && (title.empty() || title.back() != ' ')) {
+    std::uint8_t seen = 0;
+    std::size_t run = 0;
+    bool hex_run = false;
+    bool doubled = false;
+    bool prev_space = true;  // sanitize() drops a leading space as it drops a doubled one
+    for (const char c : title) {
+      const std::uint8_t k = kByteClass[static_cast<unsigned char>(c)];
+      seen |= k;
+      run = (k & kHex) != 0 ? run + 1 : 0;
+      hex_run = hex_run || run >= 6;
+      const bool space = (k & kSpace) != 0;
+      doubled = doubled || (space && prev_space);
+      prev_space = space;
+    }
+    if ((seen & (kTrigger | kUnclean)) == 0 && !hex_run && !doubled) return std::string(title);
+  }
+  return title_normalize_detail::normalize_title_general(title);
+}
+
+std::string title_normalize_detail::normalize_title_general(std::string_view title) {
   // A pass whose trigger ('.', '+', '#', a digit, "syz", a run of six hex digits) is nowhere in
   // its input returns the input unchanged, and most titles ("KASAN: use-after-free Read in foo")
   // hold few triggers: those passes are skipped. No pass adds a trigger, so the title decides.

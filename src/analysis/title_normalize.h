@@ -10,4 +10,10 @@ namespace btaudit {
 
 std::string normalize_title(std::string_view title);
 
+namespace title_normalize_detail {
+// Every pass run in turn: what normalize_title returns for every title (its fast path for a
+// title no pass would change is tested against this).
+std::string normalize_title_general(std::string_view title);
+}  // namespace title_normalize_detail
+
 }  // namespace btaudit

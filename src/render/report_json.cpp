@@ -73,11 +73,13 @@ void write_debug_fields(JsonWriter& w, const FrameDebugInfo& d) {
 
 namespace {
 
-// `,"name":"value"` for each value of an enum, rendered once: a frame takes three of
-// them, each one fixed-size copy instead of a key, a length-counted copy and two quotes.
-// Enum names are snake_case words from constant tables: no escaping to check.
+// The constant stretches of a frame's text between its strings and numbers, one per value of
+// the enums they hold, rendered once: `,"printed_unreliable":false,"stack":"task","exception":`,
+// `,"verdict":"stale","reason":"` and `function_start","line":`. Each is one fixed-size copy
+// instead of keys, flags and names written piece by piece (a frame is the bulk of a report's
+// JSON). Enum names are snake_case words from constant tables: no escaping to check.
 struct Fragment {
-  static constexpr std::size_t kCapacity = 48;
+  static constexpr std::size_t kCapacity = 64;
   std::array<char, kCapacity> text{};
   std::size_t size = 0;
   // Copies all kCapacity bytes (a fixed-size copy, inlined), keeps size of them.
@@ -87,32 +89,40 @@ struct Fragment {
   }
 };
 
-constexpr Fragment fragment(std::string_view key, std::string_view name) {
+constexpr Fragment fragment(std::initializer_list<std::string_view> parts) {
   Fragment f;
-  const std::string_view parts[] = {",\"", key, "\":\"", name, "\""};
   for (const std::string_view part : parts)
-    for (const char c : part) f.text.at(f.size++) = c;  // at(): a name too long fails to compile or throws
+    for (const char c : part) f.text.at(f.size++) = c;  // at(): a text too long fails to compile or throws
   return f;
-}
-
-template <typename Enum, std::size_t N, typename Name>
-constexpr std::array<Fragment, N> fragments(std::string_view key, Name name) {
-  std::array<Fragment, N> t{};
-  for (std::size_t i = 0; i < N; ++i) t[i] = fragment(key, name(static_cast<Enum>(i)));
-  return t;
 }
 
 constexpr std::size_t kStackKinds = static_cast<std::size_t>(StackKind::Unknown) + 1;
 constexpr std::size_t kVerdicts = static_cast<std::size_t>(Verdict::Unknown) + 1;
 constexpr std::size_t kReasons = static_cast<std::size_t>(Reason::ScannedTextAddress) + 1;
 
-constexpr auto kStackFragments = fragments<StackKind, kStackKinds>("stack", [](StackKind k) { return to_string(k); });
-constexpr auto kVerdictFragments = fragments<Verdict, kVerdicts>("verdict", [](Verdict v) { return to_string(v); });
+// By printed_unreliable * kStackKinds + stack.
+constexpr std::array<Fragment, 2 * kStackKinds> kFlagStackFragments = [] {
+  std::array<Fragment, 2 * kStackKinds> t{};
+  for (std::size_t i = 0; i < t.size(); ++i)
+    t[i] = fragment({R"(,"printed_unreliable":)", i >= kStackKinds ? "true" : "false", R"(,"stack":")",
+                     to_string(static_cast<StackKind>(i % kStackKinds)), R"(","exception":)"});
+  return t;
+}();
+
+constexpr std::array<Fragment, kVerdicts> kVerdictFragments = [] {
+  std::array<Fragment, kVerdicts> t{};
+  for (std::size_t i = 0; i < t.size(); ++i)
+    t[i] = fragment({R"(,"verdict":")", to_string(static_cast<Verdict>(i)), R"(","reason":")"});
+  return t;
+}();
 
 const Fragment& reason_fragment(Reason r) {
   // reason_code() is not constexpr (verdict.cpp): the table is built on first use, then only read.
-  static const std::array<Fragment, kReasons> table =
-      fragments<Reason, kReasons>("reason", [](Reason x) { return reason_code(x); });
+  static const std::array<Fragment, kReasons> table = [] {
+    std::array<Fragment, kReasons> t{};
+    for (std::size_t i = 0; i < t.size(); ++i) t[i] = fragment({reason_code(static_cast<Reason>(i)), R"(","line":)"});
+    return t;
+  }();
   return table[static_cast<std::size_t>(r)];
 }
 
@@ -163,26 +173,32 @@ bool report_json_detail::write_frame_direct(JsonWriter& w, const Frame& f) {
                               length_of(f.exception) + length_of(f.source);
   if (strings > kFrameStrings) return false;
   char* p = w.begin_direct(kFrameFixed + strings);
-  J::put_literal(p, "{\"function\":");
-  if (!J::put_string_or_null(p, f.function)) return false;
-  J::put_literal(p, ",\"offset\":");
+  if (f.function) {
+    // The quotes go out with the keys around the name.
+    J::put_literal(p, R"({"function":")");
+    if (!json_detail::copy_if_plain(p, f.function->data(), f.function->size())) return false;
+    p += f.function->size();
+    J::put_literal(p, R"(","offset":)");
+  } else {
+    J::put_literal(p, R"({"function":null,"offset":)");
+  }
   J::put_scalar(p, f.offset);
   J::put_literal(p, ",\"size\":");
   J::put_scalar(p, f.size);
-  J::put_literal(p, ",\"module\":");
-  if (!J::put_string_or_null(p, f.module)) return false;
-  J::put_literal(p, ",\"build_id\":");
-  if (!J::put_string_or_null(p, f.build_id)) return false;
-  J::put_literal(p, ",\"address\":");
+  if (!f.module && !f.build_id) {
+    J::put_literal(p, R"(,"module":null,"build_id":null,"address":)");  // nearly every frame
+  } else {
+    J::put_literal(p, ",\"module\":");
+    if (!J::put_string_or_null(p, f.module)) return false;
+    J::put_literal(p, ",\"build_id\":");
+    if (!J::put_string_or_null(p, f.build_id)) return false;
+    J::put_literal(p, ",\"address\":");
+  }
   J::put_scalar(p, f.address);
-  J::put_literal(p, ",\"printed_unreliable\":");
-  J::put_scalar(p, f.printed_unreliable);
-  kStackFragments[static_cast<std::size_t>(f.stack)].put(p);
-  J::put_literal(p, ",\"exception\":");
+  kFlagStackFragments[(f.printed_unreliable ? kStackKinds : 0) + static_cast<std::size_t>(f.stack)].put(p);
   if (!J::put_string_or_null(p, f.exception)) return false;
   kVerdictFragments[static_cast<std::size_t>(f.verdict)].put(p);
   reason_fragment(f.reason).put(p);
-  J::put_literal(p, ",\"line\":");
   J::put_scalar(p, f.line);
   J::put_literal(p, ",\"trace\":");
   J::put_scalar(p, f.trace);

@@ -134,6 +134,129 @@ BOOST_AUTO_TEST_CASE(normalization_replaces_numbers_addresses_and_ids) {
              "task syz-executor in nl802154_add_llsec_key");
 }
 
+// normalize_title returns a title no pass would change as it is: generated titles, most of
+// them with no trigger at all, against every pass run in turn.
+BOOST_AUTO_TEST_CASE(normalization_fast_path_matches_every_pass) {
+  std::mt19937 rng(1457);
+  const std::vector<std::string> pieces = {"KASAN: ",
+                                           "use-after-free ",
+                                           "Read in ",
+                                           "foo_bar",
+                                           "deadbe",
+                                           "cafe",
+                                           "abcdef",
+                                           "face",
+                                           " ",
+                                           " ",
+                                           "  ",
+                                           "\t",
+                                           "\x7f",
+                                           "\xc3\xa9",
+                                           "\x01",
+                                           ".",
+                                           "+",
+                                           "#",
+                                           "7",
+                                           "syz",
+                                           "syz-executor",
+                                           "syzkaller",
+                                           "CPU#",
+                                           "0x",
+                                           "in ",
+                                           "x",
+                                           "_",
+                                           "/",
+                                           ":",
+                                           "a",
+                                           "f",
+                                           "g"};
+  for (int i = 0; i < 200000; ++i) {
+    std::string t;
+    const std::size_t n = rng() % 14;
+    for (std::size_t k = 0; k < n; ++k) t += pieces[rng() % pieces.size()];
+    // Titles at and around the 120-byte cut, and with no trigger (the common case).
+    if (i % 7 == 0) t.insert(0, 115 + rng() % 10, 'b');
+    if (i % 3 == 0) std::erase_if(t, [](char c) { return c == '.' || c == '+' || c == '#' || (c >= '0' && c <= '9'); });
+    BOOST_TEST_CONTEXT("'" << t << "'") {
+      BOOST_TEST(normalize_title(t) == title_normalize_detail::normalize_title_general(t));
+    }
+  }
+}
+
+// is_reporting_machinery, is_chain_terminal and is_entry_code look names up without cutting the
+// base name first: generated names (the lists' entries, cut, extended, with '.' suffixes and
+// changed bytes) against the lists read plainly from the base name.
+BOOST_AUTO_TEST_CASE(frame_roles_match_the_lists_read_by_base_name) {
+  using frame_roles_detail::RoleLists;
+  const auto reference = [](std::string_view f, const RoleLists& l) {
+    const std::string_view base = base_function_name(f);
+    for (const std::string_view n : l.names)
+      if (base == n) return true;
+    for (const std::string_view p : l.prefixes)
+      if (base.starts_with(p)) return true;
+    return false;
+  };
+  const std::vector<std::pair<bool (*)(std::string_view), RoleLists>> roles = {
+      {is_reporting_machinery, frame_roles_detail::reporting_lists()},
+      {is_chain_terminal, frame_roles_detail::terminal_lists()},
+      {is_entry_code, frame_roles_detail::entry_lists()}};
+  std::vector<std::string> seeds = {"", ".", "..", "a", "foo.isra.0", "_"};
+  for (const auto& [role, lists] : roles) {
+    for (const auto list : {lists.names, lists.prefixes})
+      for (const std::string_view e : list) {
+        BOOST_TEST(!e.empty());
+        BOOST_TEST(e.find('.') == std::string_view::npos);  // what the lookup relies on
+        seeds.emplace_back(e);
+      }
+  }
+  std::mt19937 rng(2211);
+  const std::string bytes = "._aex0";
+  for (const std::string& seed : seeds) {
+    for (int v = 0; v < 40; ++v) {
+      std::string f = seed;
+      if (v > 0 && !f.empty()) {
+        switch (rng() % 6) {
+          case 0: f.resize(rng() % f.size()); break;
+          case 1: f[rng() % f.size()] = bytes[rng() % bytes.size()]; break;
+          case 2: f.insert(rng() % (f.size() + 1), 1, '.'); break;
+          default: break;
+        }
+      }
+      if (v % 3 == 1) f += ".isra.0";
+      if (v % 3 == 2) f += bytes[rng() % bytes.size()];
+      if (v % 11 == 5) f.insert(0, 1, '.');
+      for (const auto& [role, lists] : roles) BOOST_TEST_CONTEXT("'" << f << "'") {
+          BOOST_TEST(role(f) == reference(f, lists));
+        }
+    }
+  }
+}
+
+// strip_syscall_prefix compares a name's first four bytes as a word before a prefix whole:
+// generated names (prefixes, cut, joined, with names after them) against the plain search.
+BOOST_AUTO_TEST_CASE(syscall_prefixes_are_stripped_as_the_plain_search_strips_them) {
+  const std::vector<std::string> prefixes = {"SYSC_",     "SyS_",      "sys_",         "__x64_",      "__ia32_",
+                                             "__arm64_",  "____sys_",  "___sys_",      "__sys_",      "__se_",
+                                             "__se_sys_", "__do_sys_", "compat_SYSC_", "compat_SyS_", "ksys_"};
+  const auto reference = [&prefixes](std::string_view f) {
+    std::string_view best = f;
+    for (const std::string& p : prefixes)
+      if (f.starts_with(p) && f.size() - p.size() < best.size()) best = f.substr(p.size());
+    return best;
+  };
+  std::mt19937 rng(919);
+  const std::vector<std::string> tails = {"", "read", "_", "sys_", "x", "se_sys_open", "ioctl"};
+  for (int i = 0; i < 50000; ++i) {
+    std::string f;
+    for (std::size_t parts = rng() % 3; parts > 0; --parts) {
+      const std::string& p = prefixes[rng() % prefixes.size()];
+      f += rng() % 4 == 0 ? p.substr(0, rng() % (p.size() + 1)) : p;
+    }
+    f += tails[rng() % tails.size()];
+    BOOST_TEST_CONTEXT("'" << f << "'") { BOOST_TEST(title_engine_detail::strip_syscall_prefix(f) == reference(f)); }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(line_patterns_capture_and_anchor) {
   std::vector<std::string_view> caps;
   BOOST_TEST(find_pattern("at: {p}{F}", " (&mm->mmap_sem), at: [<ffffffff8123>] __might_fault+0xed/0x1d0", &caps));
