@@ -575,8 +575,9 @@ std::optional<StartMarker> match_start(std::string_view text, const LineScan& fo
   return unless_suppressed(text, match_embedded(s, text, found_words));
 }
 
-EndMarker match_end(std::string_view text) {
-  std::string_view s = scan::trim_left(text);
+namespace markers_detail {
+
+EndMarker match_end_lines(std::string_view s) {
   if (scan::starts(s, "---[ end trace")) return EndMarker::EndTrace;
   if (scan::starts(s, "---[ end Kernel panic")) return EndMarker::EndKernelPanic;
   if (scan::starts(s, "Kernel Offset: ")) return EndMarker::KernelOffset;
@@ -585,5 +586,7 @@ EndMarker match_end(std::string_view text) {
   if (scan::starts(s, "kmemleak: Kernel memory leak detector disabled")) return EndMarker::EndTrace;
   return EndMarker::None;
 }
+
+}  // namespace markers_detail
 
 }  // namespace btaudit

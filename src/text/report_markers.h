@@ -7,6 +7,7 @@
 
 #include "model/report_kind.h"
 #include "text/line_scan.h"
+#include "text/scan.h"
 
 namespace btaudit {
 
@@ -53,6 +54,18 @@ bool is_benign_start(std::string_view s);
 }  // namespace markers_detail
 
 enum class EndMarker { None, EndTrace, KernelOffset, EndKernelPanic };
-EndMarker match_end(std::string_view text);
+
+namespace markers_detail {
+// match_end on the line without its indentation, which opens with '-', 'K' or 'k'.
+EndMarker match_end_lines(std::string_view s);
+}  // namespace markers_detail
+
+// Every end line opens (after its indentation) with '-', 'K' or 'k': the parser asks this of
+// every line of a report, and nearly all open with another byte, which is told here, in line.
+inline EndMarker match_end(std::string_view text) {
+  const std::string_view s = scan::trim_left(text);
+  if (s.empty() || (s[0] != '-' && s[0] != 'K' && s[0] != 'k')) return EndMarker::None;
+  return markers_detail::match_end_lines(s);
+}
 
 }  // namespace btaudit
