@@ -16,7 +16,6 @@
 #pragma once
 #include <array>
 #include <bit>
-#include <bitset>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -53,9 +52,10 @@ class LineScanner {
       : phrases_(phrases.begin(), phrases.end()) {
     if (phrases_.size() > 32) phrases_.resize(32);
     for (const std::string_view w : words)
-      if (w.size() >= 2) word_pairs_.set(pair_index(w[0], w[1]));
+      if (w.size() >= 2) pair_kinds_[pair_index(w[0], w[1])] |= kWordPair;
     for (const std::string_view p : phrases_)
-      if (p.size() >= 2) phrase_pairs_.set(pair_index(p[0], p[1]));
+      if (p.size() >= 2) pair_kinds_[pair_index(p[0], p[1])] |= kPhrasePair;
+    pair_kinds_[pair_index('?', ' ')] |= kMarkPair;
     for (int c = 0; c < 256; ++c) ident_[static_cast<std::size_t>(c)] = scan::is_ident(static_cast<char>(c));
 #if defined(BTAUDIT_LINE_SCAN_SIMD)
     pair_tables(words);
@@ -131,12 +131,13 @@ class LineScanner {
   // Position 0 (of a line of two bytes or more) has no byte before it: phrases and the mark may
   // stand there, words may not.
   void scan_start(const unsigned char* b, std::string_view s, LineScan& out) const {
-    if (phrase_pairs_[pair_index(b[0], b[1])]) out.phrases |= phrases_at(s, 0);
+    if (pair_kinds_[pair_index(b[0], b[1])] & kPhrasePair) out.phrases |= phrases_at(s, 0);
     if (b[0] == '?' && b[1] == ' ') out.unreliable_mark = true;
   }
 
-  // The phrases that start at position i of s.
-  std::uint32_t phrases_at(std::string_view s, std::size_t i) const {
+  // The phrases that start at position i of s. (Out of line: few positions get here, and the
+  // candidate loop keeps fewer registers without it.)
+  [[gnu::noinline]] std::uint32_t phrases_at(std::string_view s, std::size_t i) const {
     std::uint32_t found = 0;
     for (std::size_t k = 0; k < phrases_.size(); ++k) {
       const std::string_view p = phrases_[k];
@@ -155,9 +156,9 @@ class LineScanner {
 
   // Position i (1 <= i, i + 1 < n), byte by byte.
   void visit(const unsigned char* b, std::size_t i, std::size_t n, LineScan& out) const {
-    const std::size_t pair = pair_index(b[i], b[i + 1]);
-    if (word_pairs_[pair] && !ident_[b[i - 1]]) add_word(i, out);
-    if (phrase_pairs_[pair]) out.phrases |= phrases_at(std::string_view(reinterpret_cast<const char*>(b), n), i);
+    const std::uint8_t kinds = pair_kinds_[pair_index(b[i], b[i + 1])];
+    if ((kinds & kWordPair) && !ident_[b[i - 1]]) add_word(i, out);
+    if (kinds & kPhrasePair) out.phrases |= phrases_at(std::string_view(reinterpret_cast<const char*>(b), n), i);
   }
 
   // The candidates of one block, bit j standing for position at + j: each is a word start, a
@@ -166,10 +167,11 @@ class LineScanner {
                                      LineScan& out) const {
     for (; candidates != 0; candidates &= candidates - 1) {
       const std::size_t i = at + static_cast<std::size_t>(std::countr_zero(candidates));
-      const std::size_t pair = pair_index(b[i], b[i + 1]);
-      if (word_pairs_[pair] && !ident_[b[i - 1]]) add_word(i, out);
-      if (phrase_pairs_[pair]) out.phrases |= phrases_at(std::string_view(reinterpret_cast<const char*>(b), n), i);
-      if (b[i] == '?' && b[i - 1] == ' ' && b[i + 1] == ' ') out.unreliable_mark = true;
+      const std::uint8_t kinds = pair_kinds_[pair_index(b[i], b[i + 1])];
+      if (kinds == 0) continue;  // a pair of no list that the buckets let through
+      if ((kinds & kWordPair) && !ident_[b[i - 1]]) add_word(i, out);
+      if (kinds & kPhrasePair) out.phrases |= phrases_at(std::string_view(reinterpret_cast<const char*>(b), n), i);
+      if ((kinds & kMarkPair) && b[i - 1] == ' ') out.unreliable_mark = true;
     }
   }
 
@@ -318,8 +320,10 @@ class LineScanner {
   PairTables tables_;
 #endif
   std::vector<std::string_view> phrases_;
-  std::bitset<65536> word_pairs_;    // the first two bytes of a word, by pair_index
-  std::bitset<65536> phrase_pairs_;  // the same for the phrases
+  // What the pair of bytes pair_index(a, b) opens: a word, a phrase, the mark "? " (one load tells
+  // a candidate, where two bitsets took two).
+  enum : std::uint8_t { kWordPair = 1, kPhrasePair = 2, kMarkPair = 4 };
+  std::vector<std::uint8_t> pair_kinds_ = std::vector<std::uint8_t>(65536);
   std::array<bool, 256> ident_{};
   bool ssse3_ = false;
   bool avx2_ = false;
