@@ -260,6 +260,13 @@ BOOST_AUTO_TEST_CASE(fast_path_reads_lines_as_the_general_loop_does) {
     }
     lines.push_back(line);
   }
+  // A timestamp or another bracket at every offset of lines of every length around the 16-byte
+  // blocks the search for a '[' reads.
+  for (std::size_t k = 1; k < 70; ++k)
+    for (const char* tail : {"[  12.345678] y", "[inline]", "[", "[ ", "[x[1.5] z"}) {
+      lines.push_back(std::string(k, 'x') + tail);
+      lines.push_back(" " + std::string(k, 'x') + tail + std::string(k % 17, 'y'));
+    }
   std::size_t checked = 0;
   std::size_t mismatched = 0;
   for (const std::string& line : lines)
