@@ -314,8 +314,10 @@ void LogParser::feed(std::string_view raw, const char* readable_end) {
 }
 
 void LogParser::route(const CleanLine& line, const LineScan& seen) {
+  // Start and end lines are both read behind the indentation: it is taken once.
+  const std::string_view trimmed = scan::trim_left(line.text);
   if (!line.foreign) {
-    auto marker = match_start(line.text, seen);
+    auto marker = match_start_trimmed(line.text, trimmed, seen);
     // A start word in a line that is not the kernel's (no timestamp, no caller id) while a
     // report with caller ids is open: user space echoing the kernel, not a new report.
     if (marker && open_ && open_->caller_kind() && !line.caller_kind && !line.had_timestamp) marker.reset();
@@ -332,7 +334,7 @@ void LogParser::route(const CleanLine& line, const LineScan& seen) {
     }
   }
 
-  const EndMarker end = match_end(line.text);
+  const EndMarker end = match_end_trimmed(trimmed);
   if (open_) {
     open_->add_line(line);
     if (end == EndMarker::EndTrace) {

@@ -42,9 +42,9 @@ namespace markers_detail {
 extern const std::array<std::uint64_t, 1024> kRulePairBits;
 // start_words of a trimmed line that opens with 'N', 'k', 'r' or 'w': its subsystem prefixes taken.
 std::string_view strip_subsystem_prefixes(std::string_view s);
-// The line without indentation and subsystem prefixes ("watchdog: "), where start words stand.
-inline std::string_view start_words_inline(std::string_view text) {
-  const std::string_view s = scan::trim_left(text);
+// The line without indentation and subsystem prefixes ("watchdog: "), where start words stand,
+// from the line without its indentation (scan::trim_left).
+inline std::string_view start_words_trimmed(std::string_view s) {
   // Every prefix starts with one of these bytes; most lines start with another.
   // ('N', 'k', 'r' and 'w' are bits of one word: one test, not four.)
   constexpr std::uint64_t kFirstBytes = std::uint64_t{1} << ('N' - 0x40) | std::uint64_t{1} << ('k' - 0x40) |
@@ -54,6 +54,8 @@ inline std::string_view start_words_inline(std::string_view text) {
   if (first > 63 || ((kFirstBytes >> first) & 1) == 0) return s;
   return strip_subsystem_prefixes(s);
 }
+// The same from the line.
+inline std::string_view start_words_inline(std::string_view text) { return start_words_trimmed(scan::trim_left(text)); }
 // match_start(text, found_words) for s = start_words(text), not empty.
 std::optional<StartMarker> match_start_from(std::string_view text, std::string_view s, const LineScan& found_words);
 }  // namespace markers_detail
@@ -62,8 +64,10 @@ std::optional<StartMarker> match_start_from(std::string_view text, std::string_v
 // with embeddable_words() among its words, so that the line is not searched again. The parser asks
 // this of every line, and nearly every line opens no rule (its first two bytes tell) and holds no
 // word start: those are told here, in line.
-inline std::optional<StartMarker> match_start(std::string_view text, const LineScan& found_words) {
-  const std::string_view s = markers_detail::start_words_inline(text);
+// `trimmed`: scan::trim_left(text), which the parser also hands to match_end_trimmed.
+inline std::optional<StartMarker> match_start_trimmed(std::string_view text, std::string_view trimmed,
+                                                      const LineScan& found_words) {
+  const std::string_view s = markers_detail::start_words_trimmed(trimmed);
   if (s.empty()) return std::nullopt;
   if (found_words.word_count == 0 && !found_words.more_words) {
     if (s.size() < 2) return std::nullopt;
@@ -71,6 +75,9 @@ inline std::optional<StartMarker> match_start(std::string_view text, const LineS
     if (((markers_detail::kRulePairBits[i / 64] >> (i % 64)) & 1) == 0) return std::nullopt;
   }
   return markers_detail::match_start_from(text, s, found_words);
+}
+inline std::optional<StartMarker> match_start(std::string_view text, const LineScan& found_words) {
+  return match_start_trimmed(text, scan::trim_left(text), found_words);
 }
 
 // The start words that match_start looks for inside a line as well as at its start
@@ -98,10 +105,11 @@ EndMarker match_end_lines(std::string_view s);
 
 // Every end line opens (after its indentation) with '-', 'K' or 'k': the parser asks this of
 // every line of a report, and nearly all open with another byte, which is told here, in line.
-inline EndMarker match_end(std::string_view text) {
-  const std::string_view s = scan::trim_left(text);
+// `s`: the line without its indentation (scan::trim_left).
+inline EndMarker match_end_trimmed(std::string_view s) {
   if (s.empty() || (s[0] != '-' && s[0] != 'K' && s[0] != 'k')) return EndMarker::None;
   return markers_detail::match_end_lines(s);
 }
+inline EndMarker match_end(std::string_view text) { return match_end_trimmed(scan::trim_left(text)); }
 
 }  // namespace btaudit
