@@ -244,6 +244,28 @@ std::string_view strip_line_end(std::string_view s) {
 
 CleanLine clean_stripped(std::string_view s, std::uint32_t number, bool separator_free);
 
+// printk's own caller id, "[%6s]" of "T<id>" or "C<id>" ("[   T28]", "[    C1]"): eight bytes,
+// read without strip_caller's open-ended loops. Strips it and returns true exactly when
+// strip_caller would read those eight bytes as a caller id; false for any other shape (which
+// strip_caller then reads, or not).
+bool printk_caller(std::string_view& s, char& kind, std::uint32_t& id) {
+  if (s.size() < 8 || s[7] != ']' || s[0] != '[') return false;
+  std::size_t i = 1;
+  while (i < 6 && s[i] == ' ') ++i;
+  const char k = s[i];
+  if (k != 'T' && k != 'C') return false;
+  if (++i == 7) return false;  // "[     T]": no digits
+  std::uint32_t v = 0;
+  for (; i < 7; ++i) {
+    if (!is_digit(s[i])) return false;
+    v = v * 10 + std::uint32_t(s[i] - '0');
+  }
+  kind = k;
+  id = v;
+  s.remove_prefix(8);
+  return true;
+}
+
 // The commonest console line, "[  123.456789] message" or "[  123.456789][ T42] message", read
 // without the general loop: the result clean_line_general gives such a line (the loop strips
 // the timestamp, then the caller id, and stops at the space after them), or nullopt for any
@@ -252,7 +274,9 @@ bool clean_printk_line(std::string_view s, bool separator_free, CleanLine& out) 
   if (s.size() < 16 || !printk_stamp16(s.data())) return false;
   std::string_view t = s.substr(14);
   if (t[0] == '[') {  // "[ts][T1]": neither strip_timestamp nor dmesg -T's form reads a caller id
-    if (!strip_caller(t, out.caller_kind, out.caller_id) || t.empty()) return false;
+    if (!printk_caller(t, out.caller_kind, out.caller_id) && !strip_caller(t, out.caller_kind, out.caller_id))
+      return false;
+    if (t.empty()) return false;
   } else if (t[1] == '[') {  // "[ts] [T1]", "[ts] [drm]": the loop looks behind the space
     return false;
   }
@@ -264,15 +288,37 @@ bool clean_printk_line(std::string_view s, bool separator_free, CleanLine& out) 
 }
 
 // A line with no prefix at all, the other common shape ("PCI: ...", a serial console's user-space
-// text): it opens with no byte a prefix opens with, and holds no '[' after its first byte (where
-// the general loop would look for a kernel record behind user-space text). The general loop would
-// leave it whole.
+// text, a frame's " f+0x1/0x2 lib/x.c:16 [inline]", an ARM frame's "[<80de0078>] (f) from ...", a
+// hex dump's "1a80: 00000000 ..."): the general loop strips nothing from its start, and its search
+// for a kernel record behind user-space text (a timestamp after a later '[') finds none. This is
+// that search, as the loop makes it; true when the general loop would leave the line whole.
 bool plain_line(std::string_view s) {
   if (s.empty()) return false;
   const char c = s[0];
-  if (c == '<' || c == '[' || c == '\x1b' || is_digit(c) || (c >= 'A' && c <= 'S' && s.size() >= 20 && s[3] == ' '))
+  if (c == '[') {
+    // The loop reads a '[' as a timestamp (a space, tab or digit behind it), dmesg -T's stamp (an
+    // upper-case letter), a caller id (a space, 'T' or 'C') or systemd's status ('\x1b').
+    if (s.size() < 2) return false;
+    const char d = s[1];
+    if (d == ' ' || d == '\t' || is_digit(d) || (d >= 'A' && d <= 'Z') || d == '\x1b') return false;
+  } else if (is_digit(c)) {
+    // The loop reads a digit as a kmsg record (a ',' at 1..3), RFC 5424 ("1 ") or RFC 3339 ("2024-").
+    if (s.size() > 4 && (s[1] == ',' || s[2] == ',' || s[3] == ',')) return false;
+    if (c == '1' && s.size() > 1 && s[1] == ' ') return false;
+    if (s.size() > 10 && s[4] == '-') return false;
+  } else if (c == '<' || c == '\x1b' || (c >= 'A' && c <= 'S' && s.size() >= 20 && s[3] == ' ')) {
     return false;
-  return std::memchr(s.data() + 1, '[', s.size() - 1) == nullptr;
+  }
+  std::size_t from = 1;
+  for (int tries = 0; tries < 8 && from < s.size(); ++tries) {
+    const void* open = std::memchr(s.data() + from, '[', s.size() - from);
+    if (open == nullptr) return true;
+    const auto at = static_cast<std::size_t>(static_cast<const char*>(open) - s.data());
+    std::string_view t = s.substr(at);
+    if (t.size() > 1 && (t[1] == ' ' || t[1] == '\t' || is_digit(t[1])) && strip_timestamp(t)) return false;
+    from = at + 1;
+  }
+  return true;
 }
 
 }  // namespace

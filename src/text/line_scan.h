@@ -5,20 +5,20 @@
 // read three times after the cleaner; now its bytes are read once, 32 (or 16) positions
 // a block, and only the rare candidate positions are looked at one by one.
 //
-// A position i is a candidate when its byte may start a word and the next byte may be a
-// word's second, or the same for a phrase: one nibble-table lookup (SSSE3's byte shuffle)
-// of the block's bytes and one of the next bytes answer both, each list having its own
-// bits in the tables. A word candidate must also follow a byte that does not continue an
-// identifier (one more lookup, only when a block has one). The exact pair and the
-// phrase's bytes are then checked at the candidate alone.
+// A position i is a candidate when its byte and the next may be the first two bytes of a
+// word, of a phrase or of the mark ("? "): the pairs are sorted into eight buckets by their
+// first byte, and one nibble-table lookup (SSSE3's byte shuffle) of the block's bytes gives
+// each byte the buckets it may open, one of the next bytes the buckets whose pairs it may
+// close; a position whose two answers share a bucket is a candidate (as Teddy, Hyperscan's
+// literal matcher, does). The exact pair, the byte before a word and the phrase's bytes are
+// then checked at the candidate alone. (The tables tell a pair's buckets, not only "a first
+// byte of some word" and "a second byte of some word": fewer candidates, fewer operations.)
 #pragma once
 #include <array>
 #include <bit>
-#include <bitset>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <initializer_list>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -51,24 +51,15 @@ class LineScanner {
   LineScanner(std::span<const std::string_view> words, std::span<const std::string_view> phrases)
       : phrases_(phrases.begin(), phrases.end()) {
     if (phrases_.size() > 32) phrases_.resize(32);
-    ByteSet word_first{};
-    ByteSet word_second{};
-    ByteSet phrase_first{};
-    ByteSet phrase_second{};
-    for (const std::string_view w : words) {
-      if (w.size() < 2) continue;
-      word_pairs_.set(pair_index(w[0], w[1]));
-      word_first[static_cast<unsigned char>(w[0])] = word_second[static_cast<unsigned char>(w[1])] = true;
-    }
-    for (const std::string_view p : phrases_) {
-      if (p.size() < 2) continue;
-      phrase_pairs_.set(pair_index(p[0], p[1]));
-      phrase_first[static_cast<unsigned char>(p[0])] = phrase_second[static_cast<unsigned char>(p[1])] = true;
-    }
+    for (const std::string_view w : words)
+      if (w.size() >= 2) pair_kinds_[pair_index(w[0], w[1])] |= kWordPair;
+    for (const std::string_view p : phrases_)
+      if (p.size() >= 2) pair_kinds_[pair_index(p[0], p[1])] |= kPhrasePair;
+    pair_kinds_[pair_index('?', ' ')] |= kMarkPair;
     for (int c = 0; c < 256; ++c) ident_[static_cast<std::size_t>(c)] = scan::is_ident(static_cast<char>(c));
 #if defined(BTAUDIT_LINE_SCAN_SIMD)
-    ssse3_ = __builtin_cpu_supports("ssse3") && nibble_tables({&word_first, &phrase_first}, first_) &&
-             nibble_tables({&word_second, &phrase_second}, second_) && nibble_tables({&ident_}, ident_tables_);
+    pair_tables(words);
+    ssse3_ = __builtin_cpu_supports("ssse3");
     avx2_ = ssse3_ && __builtin_cpu_supports("avx2");
 #endif
   }
@@ -132,8 +123,6 @@ class LineScanner {
   void disable_ssse3() { avx2_ = ssse3_ = false; }
 
  private:
-  using ByteSet = std::array<bool, 256>;
-
   static std::size_t pair_index(unsigned char a, unsigned char b) { return std::size_t{a} << 8 | b; }
   static std::size_t pair_index(char a, char b) {
     return pair_index(static_cast<unsigned char>(a), static_cast<unsigned char>(b));
@@ -142,12 +131,13 @@ class LineScanner {
   // Position 0 (of a line of two bytes or more) has no byte before it: phrases and the mark may
   // stand there, words may not.
   void scan_start(const unsigned char* b, std::string_view s, LineScan& out) const {
-    if (phrase_pairs_[pair_index(b[0], b[1])]) out.phrases |= phrases_at(s, 0);
+    if (pair_kinds_[pair_index(b[0], b[1])] & kPhrasePair) out.phrases |= phrases_at(s, 0);
     if (b[0] == '?' && b[1] == ' ') out.unreliable_mark = true;
   }
 
-  // The phrases that start at position i of s.
-  std::uint32_t phrases_at(std::string_view s, std::size_t i) const {
+  // The phrases that start at position i of s. (Out of line: few positions get here, and the
+  // candidate loop keeps fewer registers without it.)
+  [[gnu::noinline]] std::uint32_t phrases_at(std::string_view s, std::size_t i) const {
     std::uint32_t found = 0;
     for (std::size_t k = 0; k < phrases_.size(); ++k) {
       const std::string_view p = phrases_[k];
@@ -166,86 +156,127 @@ class LineScanner {
 
   // Position i (1 <= i, i + 1 < n), byte by byte.
   void visit(const unsigned char* b, std::size_t i, std::size_t n, LineScan& out) const {
-    const std::size_t pair = pair_index(b[i], b[i + 1]);
-    if (word_pairs_[pair] && !ident_[b[i - 1]]) add_word(i, out);
-    if (phrase_pairs_[pair]) out.phrases |= phrases_at(std::string_view(reinterpret_cast<const char*>(b), n), i);
+    const std::uint8_t kinds = pair_kinds_[pair_index(b[i], b[i + 1])];
+    if ((kinds & kWordPair) && !ident_[b[i - 1]]) add_word(i, out);
+    if (kinds & kPhrasePair) out.phrases |= phrases_at(std::string_view(reinterpret_cast<const char*>(b), n), i);
   }
 
-  // The positions of one block, `at` .. `at` + width - 1, that the masks select: `words` (at a
-  // word boundary already), `phrases`, and `marks` ('?').
-  void visit_block(const unsigned char* b, std::size_t n, std::size_t at, std::uint32_t words, std::uint32_t phrases,
-                   std::uint32_t marks, LineScan& out) const {
-    for (; words != 0; words &= words - 1) {
-      const std::size_t i = at + static_cast<std::size_t>(std::countr_zero(words));
-      if (word_pairs_[pair_index(b[i], b[i + 1])]) add_word(i, out);
-    }
-    for (; phrases != 0; phrases &= phrases - 1) {
-      const std::size_t i = at + static_cast<std::size_t>(std::countr_zero(phrases));
-      if (phrase_pairs_[pair_index(b[i], b[i + 1])])
-        out.phrases |= phrases_at(std::string_view(reinterpret_cast<const char*>(b), n), i);
-    }
-    for (; marks != 0 && !out.unreliable_mark; marks &= marks - 1) {
-      const std::size_t i = at + static_cast<std::size_t>(std::countr_zero(marks));
-      if (b[i - 1] == ' ' && b[i + 1] == ' ') out.unreliable_mark = true;
+  // The candidates of one block, bit j standing for position at + j: each is a word start, a
+  // phrase or the mark, or none of them (the tables only narrow the positions down).
+  [[gnu::noinline]] void visit_block(const unsigned char* b, std::size_t n, std::size_t at, std::uint32_t candidates,
+                                     LineScan& out) const {
+    for (; candidates != 0; candidates &= candidates - 1) {
+      const std::size_t i = at + static_cast<std::size_t>(std::countr_zero(candidates));
+      const std::uint8_t kinds = pair_kinds_[pair_index(b[i], b[i + 1])];
+      if (kinds == 0) continue;  // a pair of no list that the buckets let through
+      if ((kinds & kWordPair) && !ident_[b[i - 1]]) add_word(i, out);
+      if (kinds & kPhrasePair) out.phrases |= phrases_at(std::string_view(reinterpret_cast<const char*>(b), n), i);
+      if ((kinds & kMarkPair) && b[i - 1] == ' ') out.unreliable_mark = true;
     }
   }
 
 #if defined(BTAUDIT_LINE_SCAN_SIMD)
-  // Nibble tables for one or two byte sets (as word_starts.h, a set's bits apart from the
-  // other's): each high nibble present in a set gets one of the set's bits (eight for one set,
-  // four each for two); lo[l] holds the bits of the high nibbles h for which byte h:l is in the
-  // set and hi[h] the bits of h, so lo[l] & hi[h] has a bit of a set exactly when byte h:l is in
-  // it. Both 16-byte halves are the same (AVX2 looks up in each lane). False when a set spans
-  // more high nibbles than it has bits: the plain loop is used then.
-  struct alignas(32) NibbleTables {
-    std::array<unsigned char, 32> lo{};
-    std::array<unsigned char, 32> hi{};
+  // Nibble tables of the buckets (each bit of a byte one bucket): byte h:l may open a pair of
+  // bucket k when first_lo[l] & first_hi[h] has bit k, and may close one when second_lo[l] &
+  // second_hi[h] has it. A bucket's bytes are the products of the nibbles of its pairs' bytes:
+  // every pair of the bucket is found, and some others pass (visit_block drops them). Both
+  // 16-byte halves are the same (AVX2 looks up in each lane).
+  struct alignas(32) PairTables {
+    std::array<unsigned char, 32> first_lo{};
+    std::array<unsigned char, 32> first_hi{};
+    std::array<unsigned char, 32> second_lo{};
+    std::array<unsigned char, 32> second_hi{};
   };
-  static bool nibble_tables(std::initializer_list<const ByteSet*> sets, NibbleTables& t) {
-    const unsigned width = 8 / static_cast<unsigned>(sets.size());
-    unsigned base = 0;
-    for (const ByteSet* set : sets) {
-      unsigned next_bit = base;
-      for (unsigned h = 0; h < 16; ++h) {
-        bool any = false;
-        for (unsigned l = 0; l < 16; ++l) any = any || (*set)[h * 16 + l];
-        if (!any) continue;
-        if (next_bit == base + width) return false;
-        const auto bit = static_cast<unsigned char>(1U << next_bit++);
-        t.hi[h] = t.hi[h + 16] = static_cast<unsigned char>(t.hi[h] | bit);
-        for (unsigned l = 0; l < 16; ++l)
-          if ((*set)[h * 16 + l]) t.lo[l] = t.lo[l + 16] = static_cast<unsigned char>(t.lo[l] | bit);
+  // The buckets: a group of pairs per first byte (the words', the phrases' and "? "), groups
+  // merged two at a time, those whose merge lets the fewest other pairs through first, until
+  // eight are left.
+  void pair_tables(std::span<const std::string_view> words) {
+    struct Group {
+      std::uint32_t first_lo = 0, first_hi = 0, second_lo = 0, second_hi = 0;  // nibble sets, one bit per nibble
+      // How many byte pairs the group's tables let through.
+      std::int64_t cost() const {
+        return std::int64_t{std::popcount(first_lo) * std::popcount(first_hi)} *
+               std::int64_t{std::popcount(second_lo) * std::popcount(second_hi)};
       }
-      base += width;
+      Group merged(const Group& o) const {
+        return {first_lo | o.first_lo, first_hi | o.first_hi, second_lo | o.second_lo, second_hi | o.second_hi};
+      }
+    };
+    std::array<Group, 256> by_first{};
+    std::array<bool, 256> used{};
+    std::vector<std::size_t> pairs{pair_index('?', ' ')};
+    for (const std::string_view w : words)
+      if (w.size() >= 2) pairs.push_back(pair_index(w[0], w[1]));
+    for (const std::string_view p : phrases_)
+      if (p.size() >= 2) pairs.push_back(pair_index(p[0], p[1]));
+    for (const std::size_t pair : pairs) {
+      const std::size_t a = pair >> 8;
+      const std::size_t c = pair & 0xff;
+      Group& g = by_first[a];
+      g.first_lo |= 1U << (a & 15);
+      g.first_hi |= 1U << (a >> 4);
+      g.second_lo |= 1U << (c & 15);
+      g.second_hi |= 1U << (c >> 4);
+      used[a] = true;
     }
-    return true;
+    std::vector<Group> groups;
+    for (std::size_t a = 0; a < 256; ++a)
+      if (used[a]) groups.push_back(by_first[a]);
+    while (groups.size() > 8) {
+      std::size_t best_i = 0;
+      std::size_t best_j = 1;
+      std::int64_t best = INT64_MAX;
+      for (std::size_t i = 0; i < groups.size(); ++i)
+        for (std::size_t j = i + 1; j < groups.size(); ++j) {
+          const std::int64_t grown = groups[i].merged(groups[j]).cost() - groups[i].cost() - groups[j].cost();
+          if (grown < best) {
+            best = grown;
+            best_i = i;
+            best_j = j;
+          }
+        }
+      groups[best_i] = groups[best_i].merged(groups[best_j]);
+      groups.erase(groups.begin() + static_cast<std::ptrdiff_t>(best_j));
+    }
+    for (std::size_t k = 0; k < groups.size(); ++k) {
+      const auto bit = static_cast<unsigned char>(1U << k);
+      const auto put = [bit](std::array<unsigned char, 32>& table, std::uint32_t nibbles) {
+        for (std::size_t x = 0; x < 16; ++x)
+          if ((nibbles >> x) & 1) table[x] = table[x + 16] = static_cast<unsigned char>(table[x] | bit);
+      };
+      put(tables_.first_lo, groups[k].first_lo);
+      put(tables_.first_hi, groups[k].first_hi);
+      put(tables_.second_lo, groups[k].second_lo);
+      put(tables_.second_hi, groups[k].second_hi);
+    }
   }
-  // The bits of the sets each of the bytes at p is in, 16 (SSSE3) or 32 (AVX2) at once.
-  __attribute__((target("ssse3"))) static __m128i lookup_ssse3(const unsigned char* p, const NibbleTables& t) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+
+  // A table's first 16 bytes (SSSE3) or all 32 (AVX2).
+  __attribute__((target("ssse3"))) static __m128i table_ssse3(const std::array<unsigned char, 32>& t) {
+    return _mm_load_si128(reinterpret_cast<const __m128i*>(t.data()));
+  }
+  __attribute__((target("avx2"))) static __m256i table_avx2(const std::array<unsigned char, 32>& t) {
+    return _mm256_load_si256(reinterpret_cast<const __m256i*>(t.data()));
+  }
+  // The candidates among the 16 positions p[0 .. 15] (reading p[0 .. 16]).
+  __attribute__((target("ssse3"))) std::uint32_t candidates_ssse3(const unsigned char* p) const {
     const __m128i nibble = _mm_set1_epi8(0x0f);
-    const __m128i l =
-        _mm_shuffle_epi8(_mm_load_si128(reinterpret_cast<const __m128i*>(t.lo.data())), _mm_and_si128(v, nibble));
-    const __m128i h = _mm_shuffle_epi8(_mm_load_si128(reinterpret_cast<const __m128i*>(t.hi.data())),
-                                       _mm_and_si128(_mm_srli_epi16(v, 4), nibble));
-    return _mm_and_si128(l, h);
-  }
-  // One bit per byte of v that has one of the bits of `bits`.
-  __attribute__((target("ssse3"))) static std::uint32_t any_ssse3(__m128i v, char bits) {
-    const __m128i none = _mm_cmpeq_epi8(_mm_and_si128(v, _mm_set1_epi8(bits)), _mm_setzero_si128());
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 1));
+    const __m128i opens =
+        _mm_and_si128(_mm_shuffle_epi8(table_ssse3(tables_.first_lo), _mm_and_si128(v, nibble)),
+                      _mm_shuffle_epi8(table_ssse3(tables_.first_hi), _mm_and_si128(_mm_srli_epi16(v, 4), nibble)));
+    const __m128i closes =
+        _mm_and_si128(_mm_shuffle_epi8(table_ssse3(tables_.second_lo), _mm_and_si128(w, nibble)),
+                      _mm_shuffle_epi8(table_ssse3(tables_.second_hi), _mm_and_si128(_mm_srli_epi16(w, 4), nibble)));
+    const __m128i none = _mm_cmpeq_epi8(_mm_and_si128(opens, closes), _mm_setzero_si128());
     return ~static_cast<std::uint32_t>(_mm_movemask_epi8(none)) & 0xffffU;
   }
   // One block of 16 positions at `at`: reads b[at - 1 .. at + 16]; `keep` selects its positions.
   __attribute__((target("ssse3"))) void block_ssse3(const unsigned char* b, std::size_t n, std::size_t at,
                                                     std::uint32_t keep, LineScan& out) const {
-    const __m128i first = lookup_ssse3(b + at, first_);
-    const __m128i second = lookup_ssse3(b + at + 1, second_);
-    std::uint32_t words = any_ssse3(first, kWordBits) & any_ssse3(second, kWordBits) & keep;
-    if (words != 0) words &= ~any_ssse3(lookup_ssse3(b + at - 1, ident_tables_), kAllBits);
-    const std::uint32_t phrases = any_ssse3(first, kPhraseBits) & any_ssse3(second, kPhraseBits) & keep;
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + at));
-    const auto marks = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('?')))) & keep;
-    if ((words | phrases | marks) != 0) visit_block(b, n, at, words, phrases, marks, out);
+    const std::uint32_t found = candidates_ssse3(b + at) & keep;
+    if (found != 0) visit_block(b, n, at, found, out);
   }
   // Positions 1 .. n - 2 in blocks of 16; the last block overlaps the one before it, its
   // positions already seen masked off (so that candidates are visited once, in order).
@@ -259,30 +290,23 @@ class LineScanner {
   }
 
   // The same with AVX2: 32 positions a block.
-  __attribute__((target("avx2"))) static __m256i lookup_avx2(const unsigned char* p, const NibbleTables& t) {
-    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  __attribute__((target("avx2"))) std::uint32_t candidates_avx2(const unsigned char* p) const {
     const __m256i nibble = _mm256_set1_epi8(0x0f);
-    const __m256i l = _mm256_shuffle_epi8(_mm256_load_si256(reinterpret_cast<const __m256i*>(t.lo.data())),
-                                          _mm256_and_si256(v, nibble));
-    const __m256i h = _mm256_shuffle_epi8(_mm256_load_si256(reinterpret_cast<const __m256i*>(t.hi.data())),
-                                          _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
-    return _mm256_and_si256(l, h);
-  }
-  __attribute__((target("avx2"))) static std::uint32_t any_avx2(__m256i v, char bits) {
-    const __m256i none = _mm256_cmpeq_epi8(_mm256_and_si256(v, _mm256_set1_epi8(bits)), _mm256_setzero_si256());
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 1));
+    const __m256i opens = _mm256_and_si256(
+        _mm256_shuffle_epi8(table_avx2(tables_.first_lo), _mm256_and_si256(v, nibble)),
+        _mm256_shuffle_epi8(table_avx2(tables_.first_hi), _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble)));
+    const __m256i closes = _mm256_and_si256(
+        _mm256_shuffle_epi8(table_avx2(tables_.second_lo), _mm256_and_si256(w, nibble)),
+        _mm256_shuffle_epi8(table_avx2(tables_.second_hi), _mm256_and_si256(_mm256_srli_epi16(w, 4), nibble)));
+    const __m256i none = _mm256_cmpeq_epi8(_mm256_and_si256(opens, closes), _mm256_setzero_si256());
     return ~static_cast<std::uint32_t>(_mm256_movemask_epi8(none));
   }
   __attribute__((target("avx2"))) void block_avx2(const unsigned char* b, std::size_t n, std::size_t at,
                                                   std::uint32_t keep, LineScan& out) const {
-    const __m256i first = lookup_avx2(b + at, first_);
-    const __m256i second = lookup_avx2(b + at + 1, second_);
-    std::uint32_t words = any_avx2(first, kWordBits) & any_avx2(second, kWordBits) & keep;
-    if (words != 0) words &= ~any_avx2(lookup_avx2(b + at - 1, ident_tables_), kAllBits);
-    const std::uint32_t phrases = any_avx2(first, kPhraseBits) & any_avx2(second, kPhraseBits) & keep;
-    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + at));
-    const auto marks =
-        static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('?')))) & keep;
-    if ((words | phrases | marks) != 0) visit_block(b, n, at, words, phrases, marks, out);
+    const std::uint32_t found = candidates_avx2(b + at) & keep;
+    if (found != 0) visit_block(b, n, at, found, out);
   }
   __attribute__((target("avx2"))) void scan_avx2(const unsigned char* b, std::size_t n, LineScan& out) const {
     std::size_t at = 1;
@@ -293,18 +317,14 @@ class LineScanner {
     }
   }
 
-  // The bits of the word and phrase sets in first_ and second_, and of the one set in ident_tables_.
-  static constexpr char kWordBits = 0x0f;
-  static constexpr char kPhraseBits = static_cast<char>(0xf0);
-  static constexpr char kAllBits = static_cast<char>(0xff);
-  NibbleTables first_;   // the words' first bytes, the phrases' first bytes
-  NibbleTables second_;  // their second bytes
-  NibbleTables ident_tables_;
+  PairTables tables_;
 #endif
   std::vector<std::string_view> phrases_;
-  std::bitset<65536> word_pairs_;    // the first two bytes of a word, by pair_index
-  std::bitset<65536> phrase_pairs_;  // the same for the phrases
-  ByteSet ident_{};
+  // What the pair of bytes pair_index(a, b) opens: a word, a phrase, the mark "? " (one load tells
+  // a candidate, where two bitsets took two).
+  enum : std::uint8_t { kWordPair = 1, kPhrasePair = 2, kMarkPair = 4 };
+  std::vector<std::uint8_t> pair_kinds_ = std::vector<std::uint8_t>(65536);
+  std::array<bool, 256> ident_{};
   bool ssse3_ = false;
   bool avx2_ = false;
 };

@@ -314,8 +314,10 @@ void LogParser::feed(std::string_view raw, const char* readable_end) {
 }
 
 void LogParser::route(const CleanLine& line, const LineScan& seen) {
+  // Start and end lines are both read behind the indentation: it is taken once.
+  const std::string_view trimmed = scan::trim_left(line.text);
   if (!line.foreign) {
-    auto marker = match_start(line.text, seen);
+    auto marker = match_start_trimmed(line.text, trimmed, seen);
     // A start word in a line that is not the kernel's (no timestamp, no caller id) while a
     // report with caller ids is open: user space echoing the kernel, not a new report.
     if (marker && open_ && open_->caller_kind() && !line.caller_kind && !line.had_timestamp) marker.reset();
@@ -325,108 +327,14 @@ void LogParser::route(const CleanLine& line, const LineScan& seen) {
     // and which is taken for a reboot only once a kernel line was read: a log that opens with a
     // boot shows no reboot.
     if (marker && !kernel_seen_ && marker->header.starts_with("Booting the kernel (")) marker.reset();
-    if (marker) marker_ = *marker;
     if (marker) {
-      switch (marker->join) {
-        case JoinPolicy::Soft:
-          soft_ = SoftBanner{line.number, marker->header.find("cut here") != std::string_view::npos};
-          if (open_) open_->add_line(line);
-          return;
-        case JoinPolicy::FollowUp:
-          // A follow-up comes between a header and its trace: once the open report has printed
-          // its "Call Trace:", a follow-up header is another report (another CPU's oops).
-          if (open_ && !open_->in_trace() && (!open_->has_frames() || open_->report().kind == ReportKind::Other)) {
-            open_->add_follow_up(*marker, line);
-            return;
-          }
-          break;
-        case JoinPolicy::Consequence:
-          if (!is_consequential_panic(marker->header)) break;
-          if (open_) {
-            open_->add_follow_up(*marker, line);
-            return;
-          }
-          if (closed_ && line.number - closed_->last_line() <= limits_.consequence_window) {
-            open_ = std::move(closed_);
-            open_text_ = std::move(closed_text_);
-            closed_text_ = ReportText{};
-            closed_.reset();
-            open_->add_follow_up(*marker, line);
-            return;
-          }
-          break;
-        case JoinPolicy::Backtrace:
-          if (open_ && collects_backtraces(open_->report().kind)) {
-            open_->add_backtrace(*marker, line);
-            return;
-          }
-          if (!open_ && closed_ && collects_backtraces(closed_->report().kind) &&
-              line.number - closed_->last_line() <= limits_.consequence_window) {
-            open_ = std::move(closed_);
-            open_text_ = std::move(closed_text_);
-            closed_text_ = ReportText{};
-            closed_.reset();
-            open_->add_backtrace(*marker, line);
-            return;
-          }
-          break;
-        case JoinPolicy::Continuation:
-          if (open_) {
-            open_->add_line(line);
-            return;
-          }
-          break;
-        case JoinPolicy::Standalone:
-          // x86 BUG() prints "kernel BUG at" then "invalid opcode:"; a shared console can swap them.
-          if (open_ && open_->report().kind == ReportKind::InvalidOpcode && marker->kind == ReportKind::KernelBug &&
-              !open_->has_frames() && line.number - open_->report().input.first_line <= 2) {
-            open_->add_follow_up(*marker, line);
-            return;
-          }
-          // Rust's panic handler BUG()s after printing its message: that BUG is the panic's.
-          if (open_ && marker->kind == ReportKind::KernelBug && !open_->has_frames() &&
-              open_->report().header.starts_with("rust_kernel: panicked")) {
-            open_->add_follow_up(*marker, line);
-            return;
-          }
-          // A banner opened a report whose kind is still unknown: this line names it.
-          if (open_ && open_->report().kind == ReportKind::Other && !open_->has_frames() &&
-              line.number - open_->report().input.first_line <= limits_.soft_window) {
-            open_->add_follow_up(*marker, line);
-            return;
-          }
-          break;
-      }
-      // A report of another context (caller ids tell them apart) interrupts the open one: the
-      // open one is set aside, not cut, and goes on reading its own context's lines.
-      if (open_ && marker->join == JoinPolicy::Standalone && open_->caller_kind() && line.caller_kind &&
-          (line.caller_kind != open_->caller_kind() || line.caller_id != open_->caller_id()) &&
-          parallel_.size() < kMaxParallel) {
-        parallel_.push_back(Parallel{std::move(*open_), std::move(open_text_)});
-        open_.reset();
-        open_text_ = ReportText{};
-        start(*marker, line);
-        return;
-      }
-      // A symbolizer (syzkaller's, decode_stacktrace.sh) expands the function a header names
-      // into its inline chain: "BUG: KASAN: use-after-free in ip6_dst_store include/net/ip6_fib.h:176
-      // [inline]" then "BUG: KASAN: use-after-free in tcp_v6_connect+0x1dfd/0x20f0 net/...". The
-      // repeated header is the same report's.
-      if (open_ && !open_->has_frames() && inline_expansion(open_->report().header, marker->header)) {
-        open_->add_line(line);
-        return;
-      }
-      if (open_ && open_->in_trace() && marker->join == JoinPolicy::Standalone) {
-        // Another report starts in the middle of our trace: its lines and ours may now mix.
-        open_->mark_corrupted("another report started at line " + std::to_string(line.number) +
-                              " while this trace was being printed");
-      }
-      start(*marker, line);
+      marker_ = *marker;
+      route_start(*marker, line);
       return;
     }
   }
 
-  const EndMarker end = match_end(line.text);
+  const EndMarker end = match_end_trimmed(trimmed);
   if (open_) {
     open_->add_line(line);
     if (end == EndMarker::EndTrace) {
@@ -450,6 +358,106 @@ void LogParser::route(const CleanLine& line, const LineScan& seen) {
       flush_closed();
     }
   }
+}
+
+// A start line's place: in the open report, in one that has just been closed, or a report of its
+// own. Apart from route() so that route's common path (a line that starts nothing) stays small.
+void LogParser::route_start(const StartMarker& marker, const CleanLine& line) {
+  switch (marker.join) {
+    case JoinPolicy::Soft:
+      soft_ = SoftBanner{line.number, marker.header.find("cut here") != std::string_view::npos};
+      if (open_) open_->add_line(line);
+      return;
+    case JoinPolicy::FollowUp:
+      // A follow-up comes between a header and its trace: once the open report has printed
+      // its "Call Trace:", a follow-up header is another report (another CPU's oops).
+      if (open_ && !open_->in_trace() && (!open_->has_frames() || open_->report().kind == ReportKind::Other)) {
+        open_->add_follow_up(marker, line);
+        return;
+      }
+      break;
+    case JoinPolicy::Consequence:
+      if (!is_consequential_panic(marker.header)) break;
+      if (open_) {
+        open_->add_follow_up(marker, line);
+        return;
+      }
+      if (closed_ && line.number - closed_->last_line() <= limits_.consequence_window) {
+        open_ = std::move(closed_);
+        open_text_ = std::move(closed_text_);
+        closed_text_ = ReportText{};
+        closed_.reset();
+        open_->add_follow_up(marker, line);
+        return;
+      }
+      break;
+    case JoinPolicy::Backtrace:
+      if (open_ && collects_backtraces(open_->report().kind)) {
+        open_->add_backtrace(marker, line);
+        return;
+      }
+      if (!open_ && closed_ && collects_backtraces(closed_->report().kind) &&
+          line.number - closed_->last_line() <= limits_.consequence_window) {
+        open_ = std::move(closed_);
+        open_text_ = std::move(closed_text_);
+        closed_text_ = ReportText{};
+        closed_.reset();
+        open_->add_backtrace(marker, line);
+        return;
+      }
+      break;
+    case JoinPolicy::Continuation:
+      if (open_) {
+        open_->add_line(line);
+        return;
+      }
+      break;
+    case JoinPolicy::Standalone:
+      // x86 BUG() prints "kernel BUG at" then "invalid opcode:"; a shared console can swap them.
+      if (open_ && open_->report().kind == ReportKind::InvalidOpcode && marker.kind == ReportKind::KernelBug &&
+          !open_->has_frames() && line.number - open_->report().input.first_line <= 2) {
+        open_->add_follow_up(marker, line);
+        return;
+      }
+      // Rust's panic handler BUG()s after printing its message: that BUG is the panic's.
+      if (open_ && marker.kind == ReportKind::KernelBug && !open_->has_frames() &&
+          open_->report().header.starts_with("rust_kernel: panicked")) {
+        open_->add_follow_up(marker, line);
+        return;
+      }
+      // A banner opened a report whose kind is still unknown: this line names it.
+      if (open_ && open_->report().kind == ReportKind::Other && !open_->has_frames() &&
+          line.number - open_->report().input.first_line <= limits_.soft_window) {
+        open_->add_follow_up(marker, line);
+        return;
+      }
+      break;
+  }
+  // A report of another context (caller ids tell them apart) interrupts the open one: the
+  // open one is set aside, not cut, and goes on reading its own context's lines.
+  if (open_ && marker.join == JoinPolicy::Standalone && open_->caller_kind() && line.caller_kind &&
+      (line.caller_kind != open_->caller_kind() || line.caller_id != open_->caller_id()) &&
+      parallel_.size() < kMaxParallel) {
+    parallel_.push_back(Parallel{std::move(*open_), std::move(open_text_)});
+    open_.reset();
+    open_text_ = ReportText{};
+    start(marker, line);
+    return;
+  }
+  // A symbolizer (syzkaller's, decode_stacktrace.sh) expands the function a header names
+  // into its inline chain: "BUG: KASAN: use-after-free in ip6_dst_store include/net/ip6_fib.h:176
+  // [inline]" then "BUG: KASAN: use-after-free in tcp_v6_connect+0x1dfd/0x20f0 net/...". The
+  // repeated header is the same report's.
+  if (open_ && !open_->has_frames() && inline_expansion(open_->report().header, marker.header)) {
+    open_->add_line(line);
+    return;
+  }
+  if (open_ && open_->in_trace() && marker.join == JoinPolicy::Standalone) {
+    // Another report starts in the middle of our trace: its lines and ours may now mix.
+    open_->mark_corrupted("another report started at line " + std::to_string(line.number) +
+                          " while this trace was being printed");
+  }
+  start(marker, line);
 }
 
 bool LogParser::route_parallel(const CleanLine& line, const LineScan& seen) {

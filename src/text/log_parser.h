@@ -65,6 +65,8 @@ class LogParser {
     bool cut_here = false;  // WARN's "------------[ cut here ]------------", not a sanitizer's "=====" rule
   };
   void route(const CleanLine& line, const LineScan& seen);
+  // A start line (few): kept out of route(), whose common path then needs fewer registers saved.
+  [[gnu::noinline]] void route_start(const StartMarker& marker, const CleanLine& line);
   void flush_trailing();
   static bool cuts_text(const ReportBuilder& earlier, const StartMarker& marker);
   void start(const StartMarker& marker, const CleanLine& line);

@@ -491,15 +491,16 @@ std::optional<StartMarker> match_embedded(std::string_view s, std::string_view t
 }
 
 // The line without its indentation and subsystem prefixes ("watchdog: "), where start words stand.
-std::string_view start_words(std::string_view text) {
-  std::string_view s = scan::trim_left(text);
-  // Every prefix starts with one of these bytes; most lines start with another.
-  // ('N', 'k', 'r' and 'w' are bits of one word: one test, not four.)
-  constexpr std::uint64_t kFirstBytes = std::uint64_t{1} << ('N' - 0x40) | std::uint64_t{1} << ('k' - 0x40) |
-                                        std::uint64_t{1} << ('r' - 0x40) | std::uint64_t{1} << ('w' - 0x40);
-  if (s.empty()) return s;
-  const unsigned first = static_cast<unsigned char>(s[0]) - 0x40U;  // wraps above 63 for bytes below '@'
-  if (first > 63 || ((kFirstBytes >> first) & 1) == 0) return s;
+std::string_view start_words(std::string_view text) { return markers_detail::start_words_inline(text); }
+
+}  // namespace
+
+namespace markers_detail {
+
+// Made at compile time from the rules (kRulePairs): match_start's test of every line reads it in line.
+const std::array<std::uint64_t, 1024> kRulePairBits = kRulePairs;
+
+std::string_view strip_subsystem_prefixes(std::string_view s) {
   for (int i = 0; i < 2 && !s.empty(); ++i) {
     bool stripped = false;
     for (auto p : kPrefixes) {
@@ -512,10 +513,6 @@ std::string_view start_words(std::string_view text) {
   }
   return s;
 }
-
-}  // namespace
-
-namespace markers_detail {
 
 std::string_view start_words(std::string_view text) { return btaudit::start_words(text); }
 
@@ -555,6 +552,18 @@ std::optional<StartMarker> unless_suppressed(std::string_view text, std::optiona
 
 }  // namespace
 
+namespace markers_detail {
+
+std::optional<StartMarker> match_start_from(std::string_view text, std::string_view s, const LineScan& found_words) {
+  if (opens_rule(s))
+    if (auto m = btaudit::match_rules(s)) return unless_suppressed(text, m);
+  // No word start in the line: match_embedded would find nothing to try.
+  if (found_words.word_count == 0 && !found_words.more_words) return std::nullopt;
+  return unless_suppressed(text, match_embedded(s, text, found_words));
+}
+
+}  // namespace markers_detail
+
 // match_rules is called only when the line's first two bytes open a rule (opens_rule):
 // no rule can match another line, and the call costs more than the lookup.
 std::optional<StartMarker> match_start(std::string_view text) {
@@ -565,18 +574,9 @@ std::optional<StartMarker> match_start(std::string_view text) {
   return unless_suppressed(text, match_embedded(s));
 }
 
-std::optional<StartMarker> match_start(std::string_view text, const LineScan& found_words) {
-  const std::string_view s = start_words(text);
-  if (s.empty()) return std::nullopt;
-  if (opens_rule(s))
-    if (auto m = match_rules(s)) return unless_suppressed(text, m);
-  // No word start in the line (most lines): match_embedded would find nothing to try.
-  if (found_words.word_count == 0 && !found_words.more_words) return std::nullopt;
-  return unless_suppressed(text, match_embedded(s, text, found_words));
-}
+namespace markers_detail {
 
-EndMarker match_end(std::string_view text) {
-  std::string_view s = scan::trim_left(text);
+EndMarker match_end_lines(std::string_view s) {
   if (scan::starts(s, "---[ end trace")) return EndMarker::EndTrace;
   if (scan::starts(s, "---[ end Kernel panic")) return EndMarker::EndKernelPanic;
   if (scan::starts(s, "Kernel Offset: ")) return EndMarker::KernelOffset;
@@ -585,5 +585,7 @@ EndMarker match_end(std::string_view text) {
   if (scan::starts(s, "kmemleak: Kernel memory leak detector disabled")) return EndMarker::EndTrace;
   return EndMarker::None;
 }
+
+}  // namespace markers_detail
 
 }  // namespace btaudit

@@ -1,12 +1,16 @@
 // The lines that start (and end) a kernel report, and how a start line
 // relates to a report that is already open.
 #pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
 
 #include "model/report_kind.h"
 #include "text/line_scan.h"
+#include "text/scan.h"
 
 namespace btaudit {
 
@@ -32,9 +36,49 @@ bool is_consequential_panic(std::string_view header);
 
 // Recognises a start line. `text` is a cleaned line (prefixes stripped).
 std::optional<StartMarker> match_start(std::string_view text);
+
+namespace markers_detail {
+// Bit pair_index(a, b) (a << 8 | b) is set when a rule's prefix opens with the bytes a, b.
+extern const std::array<std::uint64_t, 1024> kRulePairBits;
+// start_words of a trimmed line that opens with 'N', 'k', 'r' or 'w': its subsystem prefixes taken.
+std::string_view strip_subsystem_prefixes(std::string_view s);
+// The line without indentation and subsystem prefixes ("watchdog: "), where start words stand,
+// from the line without its indentation (scan::trim_left).
+inline std::string_view start_words_trimmed(std::string_view s) {
+  // Every prefix starts with one of these bytes; most lines start with another.
+  // ('N', 'k', 'r' and 'w' are bits of one word: one test, not four.)
+  constexpr std::uint64_t kFirstBytes = std::uint64_t{1} << ('N' - 0x40) | std::uint64_t{1} << ('k' - 0x40) |
+                                        std::uint64_t{1} << ('r' - 0x40) | std::uint64_t{1} << ('w' - 0x40);
+  if (s.empty()) return s;
+  const unsigned first = static_cast<unsigned char>(s[0]) - 0x40U;  // wraps above 63 for bytes below '@'
+  if (first > 63 || ((kFirstBytes >> first) & 1) == 0) return s;
+  return strip_subsystem_prefixes(s);
+}
+// The same from the line.
+inline std::string_view start_words_inline(std::string_view text) { return start_words_trimmed(scan::trim_left(text)); }
+// match_start(text, found_words) for s = start_words(text), not empty.
+std::optional<StartMarker> match_start_from(std::string_view text, std::string_view s, const LineScan& found_words);
+}  // namespace markers_detail
+
 // The same, the word starts inside the line taken from `found_words`: a LineScanner's scan of `text`
-// with embeddable_words() among its words, so that the line is not searched again.
-std::optional<StartMarker> match_start(std::string_view text, const LineScan& found_words);
+// with embeddable_words() among its words, so that the line is not searched again. The parser asks
+// this of every line, and nearly every line opens no rule (its first two bytes tell) and holds no
+// word start: those are told here, in line.
+// `trimmed`: scan::trim_left(text), which the parser also hands to match_end_trimmed.
+inline std::optional<StartMarker> match_start_trimmed(std::string_view text, std::string_view trimmed,
+                                                      const LineScan& found_words) {
+  const std::string_view s = markers_detail::start_words_trimmed(trimmed);
+  if (s.empty()) return std::nullopt;
+  if (found_words.word_count == 0 && !found_words.more_words) {
+    if (s.size() < 2) return std::nullopt;
+    const std::size_t i = std::size_t{static_cast<unsigned char>(s[0])} << 8 | static_cast<unsigned char>(s[1]);
+    if (((markers_detail::kRulePairBits[i / 64] >> (i % 64)) & 1) == 0) return std::nullopt;
+  }
+  return markers_detail::match_start_from(text, s, found_words);
+}
+inline std::optional<StartMarker> match_start(std::string_view text, const LineScan& found_words) {
+  return match_start_trimmed(text, scan::trim_left(text), found_words);
+}
 
 // The start words that match_start looks for inside a line as well as at its start
 // (another CPU's text may stand before them): a LineScanner's words.
@@ -53,6 +97,19 @@ bool is_benign_start(std::string_view s);
 }  // namespace markers_detail
 
 enum class EndMarker { None, EndTrace, KernelOffset, EndKernelPanic };
-EndMarker match_end(std::string_view text);
+
+namespace markers_detail {
+// match_end on the line without its indentation, which opens with '-', 'K' or 'k'.
+EndMarker match_end_lines(std::string_view s);
+}  // namespace markers_detail
+
+// Every end line opens (after its indentation) with '-', 'K' or 'k': the parser asks this of
+// every line of a report, and nearly all open with another byte, which is told here, in line.
+// `s`: the line without its indentation (scan::trim_left).
+inline EndMarker match_end_trimmed(std::string_view s) {
+  if (s.empty() || (s[0] != '-' && s[0] != 'K' && s[0] != 'k')) return EndMarker::None;
+  return markers_detail::match_end_lines(s);
+}
+inline EndMarker match_end(std::string_view text) { return match_end_trimmed(scan::trim_left(text)); }
 
 }  // namespace btaudit

@@ -16,7 +16,14 @@
 namespace btaudit::scan {
 
 constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
-constexpr bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+// ' ', '\t', '\r', '\f' and '\v' (not '\n'), as one bit test: trims run on every line, and most
+// bytes they look at are above ' ', which one compare tells.
+constexpr bool is_space(char c) {
+  constexpr std::uint64_t kSpaces = std::uint64_t{1} << ' ' | std::uint64_t{1} << '\t' | std::uint64_t{1} << '\r' |
+                                    std::uint64_t{1} << '\f' | std::uint64_t{1} << '\v';
+  const auto u = static_cast<unsigned char>(c);
+  return u <= ' ' && ((kSpaces >> u) & 1) != 0;
+}
 constexpr bool is_ident_start(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.' || c == '$';
 }

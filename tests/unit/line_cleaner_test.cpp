@@ -171,8 +171,9 @@ BOOST_AUTO_TEST_CASE(fast_path_reads_lines_as_the_general_loop_does) {
                                            "[  123.456789",
                                            "<4>[  123.456789]",
                                            "[Mon Jan  1 00:00:00 2024]"};
-  const std::vector<std::string> callers = {"",    "[T1]", "[ T42]", "[    C1]", "[T1234567890]",
-                                            "[T]", "[X1]", "[ T42",  "[C0]"};
+  const std::vector<std::string> callers = {"",          "[T1]",     "[ T42]",   "[    C1]", "[T1234567890]",
+                                            "[T]",       "[X1]",     "[ T42",    "[C0]",     "[   T28]",
+                                            "[ T12345]", "[     T]", "[      ]", "[  T 12]", "[T123456]"};
   const std::vector<std::string> gaps = {"", " ", "  ", "\t", " \t"};
   const std::vector<std::string> messages = {"",
                                              "x",
@@ -184,7 +185,12 @@ BOOST_AUTO_TEST_CASE(fast_path_reads_lines_as_the_general_loop_does) {
                                              "\x1b[0m",
                                              "<4>",
                                              "Jan  1 00:00:00 host kernel: msg",
-                                             "4,123,456789,-;msg"};
+                                             "4,123,456789,-;msg",
+                                             " f+0x1/0x2 lib/x.c:16 [inline]",
+                                             "f [<ffffffff81000000>] g+0x1/0x2",
+                                             "a [",
+                                             "a [1",
+                                             "a [x [ 1.000000] b"};
   const std::vector<std::string> ends = {"", "\r", "\n", "\r\n", "\"}", "\"}\r", "\n\"}", "}"};
   std::vector<std::string> lines;
   for (const auto& st : stamps)
@@ -220,7 +226,9 @@ BOOST_AUTO_TEST_CASE(fast_path_reads_lines_as_the_general_loop_does) {
   const std::string openers =
       "<[\x1b"
       "0719ADJMSTZaz# \t:-";
-  const std::string inner = "[] .\t0123456789TCxa:,;";
+  const std::string inner =
+      "[] .\t0123456789TCxa:,;-<Z"
+      "\x1b";
   for (int k = 0; k < 200000; ++k) {
     std::string line(1, openers[rng() % openers.size()]);
     const std::size_t n = rng() % 30;
@@ -228,8 +236,37 @@ BOOST_AUTO_TEST_CASE(fast_path_reads_lines_as_the_general_loop_does) {
     if (k % 5 == 0 && line.size() > 4) line[3] = ' ';
     if (k % 7 == 0) line += k % 2 ? "[  123.456789] x" : "Jan  1 00:00:00 host kernel: msg";
     if (k % 11 == 0) line.insert(0, "Jan  1 00:00:00 host kernel: ");
+    if (k % 13 == 0) line.insert(0, k % 2 ? "1 " : "2024-01-01T00:00:00 ");
     lines.push_back(line);
   }
+  // printk's eight-byte caller id field "[%6s]" behind a stamp: every six bytes over the bytes
+  // its reading tells apart (spaces, the kinds, digits, another letter, the field's end).
+  const std::string field = " TC1x]";
+  for (std::size_t m = 0; m < 46656; ++m) {
+    std::string id = "[";
+    for (std::size_t k = 0, v = m; k < 6; ++k, v /= 6) id += field[v % 6];
+    lines.push_back("[  123.456789]" + id + "] msg");
+    if (m % 7 == 0) lines.push_back("[  123.456789]" + id + "]msg");
+  }
+  // Frame and prose lines with brackets behind their first byte, a timestamp among them or not.
+  const std::string after = " \t0x<[]";
+  for (int k = 0; k < 50000; ++k) {
+    std::string line = k % 2 ? " f+0x1/0x2" : "x";
+    const std::size_t n = rng() % 6;
+    for (std::size_t i = 0; i < n; ++i) {
+      line += k % 3 ? " [" : "[";
+      line += after[rng() % after.size()];
+      if (rng() % 4 == 0) line += "  12.345678] y";
+    }
+    lines.push_back(line);
+  }
+  // A timestamp or another bracket at every offset of lines of every length around the 16-byte
+  // blocks the search for a '[' reads.
+  for (std::size_t k = 1; k < 70; ++k)
+    for (const char* tail : {"[  12.345678] y", "[inline]", "[", "[ ", "[x[1.5] z"}) {
+      lines.push_back(std::string(k, 'x') + tail);
+      lines.push_back(" " + std::string(k, 'x') + tail + std::string(k % 17, 'y'));
+    }
   std::size_t checked = 0;
   std::size_t mismatched = 0;
   for (const std::string& line : lines)

@@ -145,6 +145,65 @@ BOOST_AUTO_TEST_CASE(agrees_with_a_question_by_question_search) {
   });
 }
 
+// The SIMD paths sort the words', phrases' and mark's first two bytes into eight buckets, merging
+// first bytes when there are more (each bucket lets some other pairs through, which the candidate
+// check drops): with many first bytes, bytes >= 0x80 among them, every path must find what the
+// plain loop finds, on random lines over those bytes and their neighbours.
+BOOST_AUTO_TEST_CASE(paths_agree_when_the_first_bytes_outnumber_the_buckets) {
+  const std::vector<std::string> words = {"ab",
+                                          "Bc",
+                                          "cD",
+                                          "d\x81",
+                                          "\x90"
+                                          "e",
+                                          "fg",
+                                          "Gh",
+                                          "h?",
+                                          "i ",
+                                          "\xff"
+                                          "j",
+                                          "k:",
+                                          "lm",
+                                          "Mn",
+                                          "no",
+                                          "op",
+                                          "PQ",
+                                          "qr",
+                                          "rS",
+                                          "st",
+                                          "tu"};
+  const std::vector<std::string> phrases = {"zy", "Yx", "\x80\x81x", "?  x", "w v", "ba", "a\xff"};
+  std::vector<std::string_view> word_views(words.begin(), words.end());
+  std::vector<std::string_view> phrase_views(phrases.begin(), phrases.end());
+  LineScanner plain(word_views, phrase_views);
+  plain.disable_ssse3();
+  const std::string alphabet =
+      "abBcDd\x81\x90"
+      "efgGhi \xff"
+      "jk:lmMnopPQqrSstuzyYx\x80"
+      "wv?_.$0";
+  std::mt19937 rng(23);
+  LineScanner scanner(word_views, phrase_views);
+  for (int path = 0; path < 2; ++path) {
+    for (int round = 0; round < 20000; ++round) {
+      std::string s(rng() % 90, ' ');
+      for (char& c : s) c = alphabet[rng() % alphabet.size()];
+      const LineScan want = plain.scan(s);
+      const std::string buffer = s + std::string(40, 'a');
+      for (const LineScan& got : {scanner.scan(s), scanner.scan(std::string_view(buffer).substr(0, s.size()),
+                                                                buffer.data() + buffer.size())}) {
+        BOOST_TEST_INFO("line: \"" << s << "\"");
+        BOOST_TEST_REQUIRE(got.phrases == want.phrases);
+        BOOST_TEST_REQUIRE(got.unreliable_mark == want.unreliable_mark);
+        BOOST_TEST_REQUIRE(got.word_count == want.word_count);
+        BOOST_TEST_REQUIRE(got.more_words == want.more_words);
+        for (std::size_t k = 0; k < want.word_count; ++k) BOOST_TEST_REQUIRE(got.words[k] == want.words[k]);
+      }
+    }
+    scanner.disable_avx2();
+  }
+}
+
 // match_start with a scan of the line finds what match_start finds on its own, whatever stands
 // before the words: indentation, subsystem prefixes, other text, more words than a scan keeps.
 BOOST_AUTO_TEST_CASE(match_start_from_a_scan_agrees_with_its_own_search) {

@@ -376,4 +376,50 @@ BOOST_AUTO_TEST_CASE(scanned_lines_without_word_starts_match_as_searched_ones) {
   BOOST_TEST(without_words < 290000);
 }
 
+namespace {
+
+// match_end before its first-byte test: the trim, then each end line's prefix in turn.
+EndMarker reference_match_end(std::string_view text) {
+  const std::string_view s = scan::trim_left(text);
+  if (s.starts_with("---[ end trace")) return EndMarker::EndTrace;
+  if (s.starts_with("---[ end Kernel panic")) return EndMarker::EndKernelPanic;
+  if (s.starts_with("Kernel Offset: ")) return EndMarker::KernelOffset;
+  if (s.starts_with("kmemleak: Kernel memory leak detector disabled")) return EndMarker::EndTrace;
+  return EndMarker::None;
+}
+
+}  // namespace
+
+// match_end answers most lines from their first byte; it must answer every line as the trim and
+// compares did: each end line and its cuts behind every mix of indentation bytes (and '\n',
+// which is none), then every first byte before each of them, then the generator's lines.
+BOOST_AUTO_TEST_CASE(end_lines_by_first_byte_match_as_before) {
+  const std::vector<std::string> ends = {"---[ end trace 0000000000000000 ]---",
+                                         "---[ end Kernel panic - not syncing: Fatal exception ]---",
+                                         "Kernel Offset: 0x1000000 from 0xffffffff81000000",
+                                         "kmemleak: Kernel memory leak detector disabled",
+                                         "kernel BUG at x",
+                                         "-",
+                                         "K"};
+  std::vector<std::string> lines = {""};
+  const std::string pads[] = {"", " ", "\t", "\r", "\f", "\v", "\n", "  ", " \t", "\t\v ", "x"};
+  for (const std::string& e : ends)
+    for (std::size_t cut = 0; cut <= e.size(); ++cut)
+      for (const std::string& p : pads) lines.push_back(p + e.substr(0, cut));
+  for (int c = 0; c < 256; ++c)
+    for (const std::string& e : ends) {
+      lines.push_back(std::string(1, static_cast<char>(c)) + e);
+      lines.push_back(std::string(1, static_cast<char>(c)) + e.substr(1));
+    }
+  LineMaker make(18);
+  for (int i = 0; i < 100000; ++i) lines.push_back(make.next());
+  int ends_found = 0;
+  for (const std::string& line : lines) {
+    const EndMarker want = reference_match_end(line);
+    ends_found += want != EndMarker::None ? 1 : 0;
+    BOOST_TEST_REQUIRE((match_end(line) == want), line);
+  }
+  BOOST_TEST(ends_found > 100);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
