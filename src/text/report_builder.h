@@ -28,6 +28,13 @@ bool is_register_line(std::string_view s);
 // A trace label that names an object's history (an allocation or free stack, a lockdep chain),
 // not the crashing context: it holds one of a list of phrases.
 bool is_auxiliary_label(std::string_view label);
+// True when ReportBuilder::trace_shaped must answer false for `text` whatever its bytes after the
+// first: it is empty, or its first byte opens no trace and starts no frame (out of a trace: none
+// of the bytes a frame line starts with; in a trace: none that may_start_trace_text() allows).
+bool not_trace_shaped(std::string_view text, bool in_trace);
+// A line of a raw hex stack dump ("Stack:" block of <= 4.10 kernels, arm's
+// "Exception stack(0x... to 0x...)" block with its "5bc0: 00000000 ..." rows).
+bool is_hex_dump_line(std::string_view s);
 }  // namespace builder_detail
 
 class ReportBuilder {

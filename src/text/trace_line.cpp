@@ -259,6 +259,11 @@ void parse_suffixes(std::string_view s, FrameText& f) {
   return true;
 }
 
+// The first bytes (after blanks) that parse_trace_text_general reads as a marker or a frame
+// with: '<' (a marker, "<ffff...>{sym+1}"), '(' (s390 and arm), '[' (an address, a symbolic
+// group), '?', ':' (":mod:sym"), '0' ("0x..." raw address) and the first bytes of a symbol
+// name (scan::is_ident_start). A line that starts with any other byte is neither.
+
 // What the one-pass reading below made of a line.
 enum class Quick { Frame, NoFrame, Unknown };
 
@@ -443,6 +448,13 @@ bool parse_trace_text(std::string_view text, TraceText& out) {
       out.has_frame = q == Quick::Frame;
       return out.has_frame;
     }
+  } else if (!s.empty() && !may_start_trace_text(c0)) {
+    // A line in a trace that is no frame (a hex dump row, "=====", a register row after a
+    // digit): the general reading rejects it only after trying every form, and leaves this.
+    out.markers.clear();
+    out.has_frame = false;
+    out.frame.reset();
+    return false;
   }
   return parse_trace_text_general(s, out);
 }
