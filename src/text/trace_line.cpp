@@ -372,6 +372,22 @@ bool source_by_masks(const byte_masks::WordMasks& m, std::size_t w, std::size_t 
   }
 }
 
+// The frames of kernels up to 4.9, "[<ffffffff8134d2f3>] ? foo+0x63/0x90 [mod]": the address
+// (sixteen digits, read as one block by hex_wide), then what read_symbol_line reads. Unknown for
+// anything else after the address ("{sym+90}", ":mod:sym", "(sym)", a raw "0x..."), which the
+// general reading must read; tests/unit/trace_line_fast_test.cpp checks that both agree.
+[[gnu::noinline]] Quick read_addressed_line(std::string_view text, FrameText& f) {
+  std::string_view t = text.substr(2);  // "[<"
+  const std::optional<std::uint64_t> address = hex_wide(t);
+  if (!address || !consume(t, ">]")) return Quick::Unknown;
+  t = trim_left(t);
+  const char c0 = t.empty() ? '\0' : t[0];
+  if (!((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z') || c0 == '_' || c0 == '?')) return Quick::Unknown;
+  const Quick q = read_symbol_line(t, f);
+  if (q == Quick::Frame) f.address = address;
+  return q;
+}
+
 }  // namespace
 
 std::optional<SymbolRef> parse_symbol_ref(std::string_view& s) {
@@ -443,6 +459,13 @@ bool parse_trace_text(std::string_view text, TraceText& out) {
   const char c0 = s.empty() ? '\0' : s[0];
   if ((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z') || c0 == '_' || c0 == '?') {
     const Quick q = read_symbol_line(s, out.frame);
+    if (q != Quick::Unknown) {
+      out.markers.clear();
+      out.has_frame = q == Quick::Frame;
+      return out.has_frame;
+    }
+  } else if (c0 == '[' && s.size() > 2 && s[1] == '<') {
+    const Quick q = read_addressed_line(s, out.frame);
     if (q != Quick::Unknown) {
       out.markers.clear();
       out.has_frame = q == Quick::Frame;
