@@ -418,18 +418,6 @@ std::optional<SymbolRef> parse_symbol_ref(std::string_view& s) {
   return r;
 }
 
-void FrameText::fill(Frame& f) const {
-  if (!function.empty()) f.function.emplace(function);
-  if (offset) f.offset = offset;
-  if (size) f.size = size;
-  if (!module.empty()) f.module.emplace(module);
-  if (!build_id.empty()) f.build_id.emplace(build_id);
-  if (address) f.address = address;
-  if (!source.empty()) f.source.emplace(source);
-  if (inlined) f.inlined = true;
-  if (printed_unreliable) f.printed_unreliable = true;
-}
-
 // Field by field: assigning a fresh FrameText would zero the whole object (a rep stos in
 // the profile, on every trace line).
 void FrameText::reset() {

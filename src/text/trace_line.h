@@ -53,6 +53,19 @@ struct FrameText {
   void reset();  // back to nothing printed
 };
 
+// Inline: the report builder calls it per frame, and the call cost more than its tests.
+inline void FrameText::fill(Frame& f) const {
+  if (!function.empty()) f.function.emplace(function);
+  if (offset) f.offset = offset;
+  if (size) f.size = size;
+  if (!module.empty()) f.module.emplace(module);
+  if (!build_id.empty()) f.build_id.emplace(build_id);
+  if (address) f.address = address;
+  if (!source.empty()) f.source.emplace(source);
+  if (inlined) f.inlined = true;
+  if (printed_unreliable) f.printed_unreliable = true;
+}
+
 struct TraceText {
   std::vector<StackMarker> markers;
   FrameText frame;  // when has_frame
