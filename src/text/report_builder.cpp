@@ -149,25 +149,6 @@ bool builder_detail::is_register_line(std::string_view s) {
   }
 }
 
-bool builder_detail::not_trace_shaped(std::string_view text, bool in_trace) {
-  if (text.empty()) return true;
-  switch (text[0]) {
-    case ' ':
-    case '\t':
-    case '\r':
-    case '\f':
-    case '\v':  // scan::is_space: the trimmed line may open a trace
-    case 'C':
-    case 'B':
-    case 'b': return false;
-    case '[':
-    case '(':
-    case '<': return false;
-    // In a trace every line is parsed, and parse_trace_text rejects these bytes at once.
-    default: return !in_trace || !may_start_trace_text(text[0]);
-  }
-}
-
 namespace {
 
 // An x86 register row: "RAX: 0000000000000000 RBX: ffff8801ac392080 RCX: ffffffff84db22a1"
@@ -845,11 +826,6 @@ void ReportBuilder::add_register(std::string_view name, std::uint64_t value, std
 }
 
 bool ReportBuilder::trace_shaped(std::string_view text) {
-  // Most lines that come here (another program's output on the console) are answered by their
-  // first byte: one that is no blank can only open a trace as 'C', 'B' or 'b' (opens_trace), out
-  // of a trace a frame's first byte is one of frame_shaped's, and in a trace one that
-  // parse_trace_text reads (may_start_trace_text).
-  if (builder_detail::not_trace_shaped(text, in_trace_)) return false;
   const std::string_view s = trim(text);
   if (s.empty()) return false;
   if (opens_trace(s)) return true;
@@ -867,7 +843,13 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
   // the kernel's (decodecode's disassembly after "Code:", user space sharing the console) and
   // says nothing of the report, not even that it ended; unless it continues a "Modules linked
   // in:" list that a paste wrapped, or is a trace line a paste kept without its timestamp.
-  if (timestamped_ && !line.had_timestamp && !modules_may_continue_ && !trace_shaped(line.text)) return Effect::Ignored;
+  // Most such lines (another program's output on the console) are answered by their first byte
+  // (not_trace_shaped), in place: one that is no blank can only open a trace as 'C', 'B' or 'b'
+  // (opens_trace), out of a trace a frame's first byte is one of frame_shaped's, and in a trace
+  // one that parse_trace_text reads (may_start_trace_text).
+  if (timestamped_ && !line.had_timestamp && !modules_may_continue_ &&
+      (builder_detail::not_trace_shaped(line.text, in_trace_) || !trace_shaped(line.text)))
+    return Effect::Ignored;
   if (caller_kind_ && line.caller_kind && (line.caller_kind != caller_kind_ || line.caller_id != caller_id_)) {
     ++idle_;  // another context's output interleaved with ours: leave it out
     return Effect::Ignored;

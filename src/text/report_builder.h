@@ -31,7 +31,24 @@ bool is_auxiliary_label(std::string_view label);
 // True when ReportBuilder::trace_shaped must answer false for `text` whatever its bytes after the
 // first: it is empty, or its first byte opens no trace and starts no frame (out of a trace: none
 // of the bytes a frame line starts with; in a trace: none that may_start_trace_text() allows).
-bool not_trace_shaped(std::string_view text, bool in_trace);
+inline bool not_trace_shaped(std::string_view text, bool in_trace) {
+  if (text.empty()) return true;
+  switch (text[0]) {
+    case ' ':
+    case '\t':
+    case '\r':
+    case '\f':
+    case '\v':  // scan::is_space: the trimmed line may open a trace
+    case 'C':
+    case 'B':
+    case 'b': return false;
+    case '[':
+    case '(':
+    case '<': return false;
+    // In a trace every line is parsed, and parse_trace_text rejects these bytes at once.
+    default: return !in_trace || !may_start_trace_text(text[0]);
+  }
+}
 // A line of a raw hex stack dump ("Stack:" block of <= 4.10 kernels, arm's
 // "Exception stack(0x... to 0x...)" block with its "5bc0: 00000000 ..." rows).
 bool is_hex_dump_line(std::string_view s);
@@ -77,7 +94,8 @@ class ReportBuilder {
   void add_frame(const FrameText& text, std::uint32_t line);
   void apply_markers(const std::vector<StackMarker>& markers, std::uint32_t line);
   bool parse_header_field(std::string_view s, std::uint32_t line);
-  bool trace_shaped(std::string_view text);  // a "Call Trace:" line, a frame or a stack marker
+  // A "Call Trace:" line, a frame or a stack marker (add_line asks builder_detail::not_trace_shaped first).
+  bool trace_shaped(std::string_view text);
   bool parse_psw_line(std::string_view s);
   bool parse_code_site(std::string_view s);
   bool parse_register_row(std::string_view s, std::uint32_t line);
