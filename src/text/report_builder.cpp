@@ -937,7 +937,7 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
   }
   // Inside a trace, or the "Stack: (0x... to 0x...)" dump arm prints before its backtrace
   // (hundreds of rows on a stack overflow): the report goes on.
-  if (builder_detail::is_hex_dump_line(s)) {
+  if (builder_detail::may_start_hex_dump_line(s[0]) && builder_detail::is_hex_dump_line(s)) {
     touch(line.number);
     return Effect::Consumed;
   }

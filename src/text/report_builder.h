@@ -52,6 +52,12 @@ inline bool not_trace_shaped(std::string_view text, bool in_trace) {
 // A line of a raw hex stack dump ("Stack:" block of <= 4.10 kernels, arm's
 // "Exception stack(0x... to 0x...)" block with its "5bc0: 00000000 ..." rows).
 bool is_hex_dump_line(std::string_view s);
+// False when no trimmed line that starts with `c` is a hex dump line: one starts with a hex digit (a
+// word, arm's row offset), '<' (a marker before its words) or 'E' ("Exception stack(").
+// Inline: most lines that add_line asks about start otherwise.
+inline bool may_start_hex_dump_line(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == '<' || c == 'E';
+}
 }  // namespace builder_detail
 
 class ReportBuilder {

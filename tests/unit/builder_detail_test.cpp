@@ -15,6 +15,7 @@
 using btaudit::builder_detail::is_auxiliary_label;
 using btaudit::builder_detail::is_hex_dump_line;
 using btaudit::builder_detail::is_register_line;
+using btaudit::builder_detail::may_start_hex_dump_line;
 using btaudit::builder_detail::not_trace_shaped;
 
 namespace {
@@ -282,12 +283,22 @@ BOOST_AUTO_TEST_CASE(hex_dump_rows_answer_as_a_byte_at_a_time_did) {
     if (rng() % 3 == 0) row.pop_back();
     rows.push_back(row);
   }
+  // add_line asks may_start_hex_dump_line first: every trimmed row that is a dump must pass it,
+  // after every first byte.
+  const std::size_t generated = rows.size();
+  for (int c = 0; c < 256; ++c)
+    for (std::size_t k = 0; k < generated; k += 97) rows.push_back(std::string(1, static_cast<char>(c)) + rows[k]);
   std::size_t dumps = 0;
   for (const std::string& r : rows) {
     const std::string row = r;  // exactly as long as the row
     const bool before = hex_dump_before(row);
     dumps += before ? 1 : 0;
-    BOOST_TEST_CONTEXT("row '" << row << "'") { BOOST_TEST(is_hex_dump_line(row) == before); }
+    BOOST_TEST_CONTEXT("row '" << row << "'") {
+      BOOST_TEST(is_hex_dump_line(row) == before);
+      const bool blank = !row.empty() && (row[0] == ' ' || row[0] == '\t' || row[0] == '\r' || row[0] == '\f' ||
+                                          row[0] == '\v');  // add_line's lines are trimmed
+      if (before && !blank) BOOST_TEST(may_start_hex_dump_line(row[0]));
+    }
   }
   BOOST_TEST(dumps > 20000u);  // the rows hold dumps, not only rejects
 }
