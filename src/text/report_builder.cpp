@@ -87,7 +87,9 @@ bool requires_trace(ReportKind k) {
 // A line that opens a trace: "Call Trace:" (x86, with the first frame after it on some
 // kernels), "Call trace:" (arm64), "Backtrace:" and "backtrace:". Tried by first byte: a
 // line starting with any other byte starts none of them. `s` is trimmed and not empty.
-bool opens_trace(std::string_view s) {
+// Always inline: add_line asks it of every line, and a call (GCC kept it out of line) cost
+// more than the test of the first byte that answers nearly all of them.
+[[gnu::always_inline]] inline bool opens_trace(std::string_view s) {
   switch (s[0]) {
     case 'C': return has_prefix(s, "Call Trace:") || has_prefix(s, "Call trace:");
     case 'B': return s == "Backtrace:";
@@ -164,29 +166,28 @@ std::size_t name_colon(std::string_view t) {
   return std::string_view::npos;
 }
 
-// A line of a raw hex stack dump ("Stack:" block of <= 4.10 kernels, arm's
-// "Exception stack(0x... to 0x...)" block with its "5bc0: 00000000 ..." rows).
-bool is_hex_dump_line(std::string_view s) {
-  if (has_prefix(s, "Exception stack(")) return true;
-  if (s.size() > 5 && s[4] == ':' && is_hex(s[0]) && is_hex(s[1]) && is_hex(s[2]) && is_hex(s[3]))
-    s.remove_prefix(5);  // arm row offset
-  int words = 0;
-  while (!s.empty()) {
-    s = trim_left(s);
-    if (s.empty()) break;
-    if (s[0] == '<') {  // inline "<EOI>" markers inside the dump
-      const std::size_t e = s.find('>');
-      if (e == std::string_view::npos) return false;
-      s.remove_prefix(e + 1);
-      continue;
-    }
-    std::size_t n = 0;
-    while (n < s.size() && is_hex(s[n])) ++n;
-    if (n != 8 && n != 16) return false;
-    s.remove_prefix(n);
-    ++words;
+// The length of the run of hex digits that starts `s`, or 17 for any run longer than 16: a hex
+// dump's words are 8 or 16 digits, and a row holds up to 8 of them (hundreds of rows on a stack
+// overflow). Sixteen bytes at a time where the line holds them, as scan::hex_wide reads a value.
+std::size_t hex_run(std::string_view s) {
+#if defined(__SSE2__)
+  if (s.size() >= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data()));
+    const auto in_range = [](__m128i x, int lo, int hi) {
+      const __m128i shifted = _mm_add_epi8(x, _mm_set1_epi8(static_cast<char>(0x80 - lo)));
+      return _mm_cmplt_epi8(shifted, _mm_set1_epi8(static_cast<char>(-128 + (hi - lo) + 1)));
+    };
+    const __m128i digit = in_range(v, '0', '9');
+    const __m128i letter = in_range(_mm_or_si128(v, _mm_set1_epi8(0x20)), 'a', 'f');
+    const auto valid = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(digit, letter)));
+    const auto n = static_cast<std::size_t>(std::countr_zero(~valid | 0x10000U));
+    if (n < 16) return n;
+    return s.size() > 16 && is_hex(s[16]) ? 17 : 16;
   }
-  return words > 0;
+#endif
+  std::size_t n = 0;
+  while (n < s.size() && n < 17 && is_hex(s[n])) ++n;
+  return n;
 }
 
 std::string_view take_word(std::string_view& s) {
@@ -207,6 +208,30 @@ CodeLocation to_location(const SymbolRef& r) {
 }
 
 }  // namespace
+
+// A line of a raw hex stack dump ("Stack:" block of <= 4.10 kernels, arm's
+// "Exception stack(0x... to 0x...)" block with its "5bc0: 00000000 ..." rows).
+bool builder_detail::is_hex_dump_line(std::string_view s) {
+  if (has_prefix(s, "Exception stack(")) return true;
+  if (s.size() > 5 && s[4] == ':' && is_hex(s[0]) && is_hex(s[1]) && is_hex(s[2]) && is_hex(s[3]))
+    s.remove_prefix(5);  // arm row offset
+  int words = 0;
+  while (!s.empty()) {
+    s = trim_left(s);
+    if (s.empty()) break;
+    if (s[0] == '<') {  // inline "<EOI>" markers inside the dump
+      const std::size_t e = s.find('>');
+      if (e == std::string_view::npos) return false;
+      s.remove_prefix(e + 1);
+      continue;
+    }
+    const std::size_t n = hex_run(s);
+    if (n != 8 && n != 16) return false;
+    s.remove_prefix(n);
+    ++words;
+  }
+  return words > 0;
+}
 
 ReportBuilder::ReportBuilder(std::string path, const StartMarker& start, const CleanLine& line,
                              std::uint32_t first_line, ReportLimits limits)
@@ -818,7 +843,13 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
   // the kernel's (decodecode's disassembly after "Code:", user space sharing the console) and
   // says nothing of the report, not even that it ended; unless it continues a "Modules linked
   // in:" list that a paste wrapped, or is a trace line a paste kept without its timestamp.
-  if (timestamped_ && !line.had_timestamp && !modules_may_continue_ && !trace_shaped(line.text)) return Effect::Ignored;
+  // Most such lines (another program's output on the console) are answered by their first byte
+  // (not_trace_shaped), in place: one that is no blank can only open a trace as 'C', 'B' or 'b'
+  // (opens_trace), out of a trace a frame's first byte is one of frame_shaped's, and in a trace
+  // one that parse_trace_text reads (may_start_trace_text).
+  if (timestamped_ && !line.had_timestamp && !modules_may_continue_ &&
+      (builder_detail::not_trace_shaped(line.text, in_trace_) || !trace_shaped(line.text)))
+    return Effect::Ignored;
   if (caller_kind_ && line.caller_kind && (line.caller_kind != caller_kind_ || line.caller_id != caller_id_)) {
     ++idle_;  // another context's output interleaved with ours: leave it out
     return Effect::Ignored;
@@ -906,7 +937,7 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
   }
   // Inside a trace, or the "Stack: (0x... to 0x...)" dump arm prints before its backtrace
   // (hundreds of rows on a stack overflow): the report goes on.
-  if (is_hex_dump_line(s)) {
+  if (builder_detail::may_start_hex_dump_line(s[0]) && builder_detail::is_hex_dump_line(s)) {
     touch(line.number);
     return Effect::Consumed;
   }

@@ -28,6 +28,36 @@ bool is_register_line(std::string_view s);
 // A trace label that names an object's history (an allocation or free stack, a lockdep chain),
 // not the crashing context: it holds one of a list of phrases.
 bool is_auxiliary_label(std::string_view label);
+// True when ReportBuilder::trace_shaped must answer false for `text` whatever its bytes after the
+// first: it is empty, or its first byte opens no trace and starts no frame (out of a trace: none
+// of the bytes a frame line starts with; in a trace: none that may_start_trace_text() allows).
+inline bool not_trace_shaped(std::string_view text, bool in_trace) {
+  if (text.empty()) return true;
+  switch (text[0]) {
+    case ' ':
+    case '\t':
+    case '\r':
+    case '\f':
+    case '\v':  // scan::is_space: the trimmed line may open a trace
+    case 'C':
+    case 'B':
+    case 'b': return false;
+    case '[':
+    case '(':
+    case '<': return false;
+    // In a trace every line is parsed, and parse_trace_text rejects these bytes at once.
+    default: return !in_trace || !may_start_trace_text(text[0]);
+  }
+}
+// A line of a raw hex stack dump ("Stack:" block of <= 4.10 kernels, arm's
+// "Exception stack(0x... to 0x...)" block with its "5bc0: 00000000 ..." rows).
+bool is_hex_dump_line(std::string_view s);
+// False when no trimmed line that starts with `c` is a hex dump line: one starts with a hex digit (a
+// word, arm's row offset), '<' (a marker before its words) or 'E' ("Exception stack(").
+// Inline: most lines that add_line asks about start otherwise.
+inline bool may_start_hex_dump_line(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == '<' || c == 'E';
+}
 }  // namespace builder_detail
 
 class ReportBuilder {
@@ -70,11 +100,14 @@ class ReportBuilder {
   void add_frame(const FrameText& text, std::uint32_t line);
   void apply_markers(const std::vector<StackMarker>& markers, std::uint32_t line);
   bool parse_header_field(std::string_view s, std::uint32_t line);
-  bool trace_shaped(std::string_view text);  // a "Call Trace:" line, a frame or a stack marker
+  // A "Call Trace:" line, a frame or a stack marker (add_line asks builder_detail::not_trace_shaped first).
+  bool trace_shaped(std::string_view text);
   bool parse_psw_line(std::string_view s);
   bool parse_code_site(std::string_view s);
   bool parse_register_row(std::string_view s, std::uint32_t line);
-  void add_register(std::string_view name, std::uint64_t value, std::uint32_t line);
+  // Always inline (defined in report_builder.cpp, its only user): made in parse_register_row, per
+  // register, where a call cost more than its filter test.
+  [[gnu::always_inline]] inline void add_register(std::string_view name, std::uint64_t value, std::uint32_t line);
   bool parse_task_line(std::string_view s);
   void parse_warning_header(std::string_view s);
   void parse_hung_task_header(std::string_view s);

@@ -259,6 +259,11 @@ void parse_suffixes(std::string_view s, FrameText& f) {
   return true;
 }
 
+// The first bytes (after blanks) that parse_trace_text_general reads as a marker or a frame
+// with: '<' (a marker, "<ffff...>{sym+1}"), '(' (s390 and arm), '[' (an address, a symbolic
+// group), '?', ':' (":mod:sym"), '0' ("0x..." raw address) and the first bytes of a symbol
+// name (scan::is_ident_start). A line that starts with any other byte is neither.
+
 // What the one-pass reading below made of a line.
 enum class Quick { Frame, NoFrame, Unknown };
 
@@ -367,6 +372,22 @@ bool source_by_masks(const byte_masks::WordMasks& m, std::size_t w, std::size_t 
   }
 }
 
+// The frames of kernels up to 4.9, "[<ffffffff8134d2f3>] ? foo+0x63/0x90 [mod]": the address
+// (sixteen digits, read as one block by hex_wide), then what read_symbol_line reads. Unknown for
+// anything else after the address ("{sym+90}", ":mod:sym", "(sym)", a raw "0x..."), which the
+// general reading must read; tests/unit/trace_line_fast_test.cpp checks that both agree.
+[[gnu::noinline]] Quick read_addressed_line(std::string_view text, FrameText& f) {
+  std::string_view t = text.substr(2);  // "[<"
+  const std::optional<std::uint64_t> address = hex_wide(t);
+  if (!address || !consume(t, ">]")) return Quick::Unknown;
+  t = trim_left(t);
+  const char c0 = t.empty() ? '\0' : t[0];
+  if (!((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z') || c0 == '_' || c0 == '?')) return Quick::Unknown;
+  const Quick q = read_symbol_line(t, f);
+  if (q == Quick::Frame) f.address = address;
+  return q;
+}
+
 }  // namespace
 
 std::optional<SymbolRef> parse_symbol_ref(std::string_view& s) {
@@ -395,18 +416,6 @@ std::optional<SymbolRef> parse_symbol_ref(std::string_view& s) {
   }
   s = t;
   return r;
-}
-
-void FrameText::fill(Frame& f) const {
-  if (!function.empty()) f.function.emplace(function);
-  if (offset) f.offset = offset;
-  if (size) f.size = size;
-  if (!module.empty()) f.module.emplace(module);
-  if (!build_id.empty()) f.build_id.emplace(build_id);
-  if (address) f.address = address;
-  if (!source.empty()) f.source.emplace(source);
-  if (inlined) f.inlined = true;
-  if (printed_unreliable) f.printed_unreliable = true;
 }
 
 // Field by field: assigning a fresh FrameText would zero the whole object (a rep stos in
@@ -443,6 +452,20 @@ bool parse_trace_text(std::string_view text, TraceText& out) {
       out.has_frame = q == Quick::Frame;
       return out.has_frame;
     }
+  } else if (c0 == '[' && s.size() > 2 && s[1] == '<') {
+    const Quick q = read_addressed_line(s, out.frame);
+    if (q != Quick::Unknown) {
+      out.markers.clear();
+      out.has_frame = q == Quick::Frame;
+      return out.has_frame;
+    }
+  } else if (!s.empty() && !may_start_trace_text(c0)) {
+    // A line in a trace that is no frame (a hex dump row, "=====", a register row after a
+    // digit): the general reading rejects it only after trying every form, and leaves this.
+    out.markers.clear();
+    out.has_frame = false;
+    out.frame.reset();
+    return false;
   }
   return parse_trace_text_general(s, out);
 }

@@ -9,6 +9,7 @@
 //   s390      " ([<0000000000112233>] foo+0x12/0x34)"
 //   symbolized (syzkaller) " foo+0x12/0x34 net/core/dev.c:123"  " bar include/x.h:12 [inline]"
 #pragma once
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -52,11 +53,44 @@ struct FrameText {
   void reset();  // back to nothing printed
 };
 
+// Inline: the report builder calls it per frame, and the call cost more than its tests.
+inline void FrameText::fill(Frame& f) const {
+  if (!function.empty()) f.function.emplace(function);
+  if (offset) f.offset = offset;
+  if (size) f.size = size;
+  if (!module.empty()) f.module.emplace(module);
+  if (!build_id.empty()) f.build_id.emplace(build_id);
+  if (address) f.address = address;
+  if (!source.empty()) f.source.emplace(source);
+  if (inlined) f.inlined = true;
+  if (printed_unreliable) f.printed_unreliable = true;
+}
+
 struct TraceText {
   std::vector<StackMarker> markers;
   FrameText frame;  // when has_frame
   bool has_frame = false;
 };
+
+namespace trace_line_detail {
+// The first bytes (after blanks) that parse_trace_text_general reads as a marker or a frame
+// with: '<' (a marker, "<ffff...>{sym+1}"), '(' (s390 and arm), '[' (an address, a symbolic
+// group), '?', ':' (":mod:sym"), '0' ("0x..." raw address) and the first bytes of a symbol
+// name (letters, '_', '.', '$'). A line that starts with any other byte is neither.
+inline constexpr std::array<bool, 256> kStartsTraceText = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 256; ++c)
+    t[static_cast<std::size_t>(c)] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.' ||
+                                     c == '$' || c == '<' || c == '(' || c == '[' || c == '?' || c == ':' || c == '0';
+  return t;
+}();
+}  // namespace trace_line_detail
+
+// False when a line whose first byte after blanks is `c` is neither a marker nor a frame:
+// parse_trace_text answers such a line at once.
+constexpr bool may_start_trace_text(char c) {
+  return trace_line_detail::kStartsTraceText[static_cast<unsigned char>(c)];
+}
 
 // parse_trace_line into `out` (whatever it held is replaced), the frame's text still in
 // `text`; false when the line is neither a marker nor a frame. A caller reading many

@@ -10,9 +10,13 @@
 #include <vector>
 
 #include "text/report_builder.h"
+#include "text/trace_line.h"
 
 using btaudit::builder_detail::is_auxiliary_label;
+using btaudit::builder_detail::is_hex_dump_line;
 using btaudit::builder_detail::is_register_line;
+using btaudit::builder_detail::may_start_hex_dump_line;
+using btaudit::builder_detail::not_trace_shaped;
 
 namespace {
 
@@ -64,6 +68,49 @@ bool searched_aux(std::string_view label) {
   for (const std::string_view a : kAux)
     if (label.find(a) != std::string_view::npos) return true;
   return false;
+}
+
+// ReportBuilder::trace_shaped as it read every line before the test of the first byte
+// (report_builder.cpp at 8e88f9d), its parse the general reading's.
+bool trace_shaped_before(std::string_view text, bool in_trace) {
+  std::size_t b = 0;
+  std::size_t e = text.size();
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; };
+  while (b < e && blank(text[b])) ++b;
+  while (e > b && blank(text[e - 1])) --e;
+  const std::string_view s = text.substr(b, e - b);
+  if (s.empty()) return false;
+  if (s.starts_with("Call Trace:") || s.starts_with("Call trace:") || s == "Backtrace:" || s.starts_with("backtrace:"))
+    return true;
+  const char first = text[0];
+  if (!in_trace && first != ' ' && first != '\t' && first != '[' && first != '(' && first != '<') return false;
+  btaudit::TraceText t;
+  return btaudit::parse_trace_text_general(text, t);
+}
+
+// is_hex_dump_line as it was (report_builder.cpp at 8e88f9d): a byte at a time.
+bool hex_dump_before(std::string_view s) {
+  const auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); };
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; };
+  if (s.starts_with("Exception stack(")) return true;
+  if (s.size() > 5 && s[4] == ':' && hex(s[0]) && hex(s[1]) && hex(s[2]) && hex(s[3])) s.remove_prefix(5);
+  int words = 0;
+  while (!s.empty()) {
+    while (!s.empty() && blank(s[0])) s.remove_prefix(1);
+    if (s.empty()) break;
+    if (s[0] == '<') {
+      const std::size_t e = s.find('>');
+      if (e == std::string_view::npos) return false;
+      s.remove_prefix(e + 1);
+      continue;
+    }
+    std::size_t n = 0;
+    while (n < s.size() && hex(s[n])) ++n;
+    if (n != 8 && n != 16) return false;
+    s.remove_prefix(n);
+    ++words;
+  }
+  return words > 0;
 }
 
 }  // namespace
@@ -154,6 +201,106 @@ BOOST_AUTO_TEST_CASE(auxiliary_labels_answer_as_a_search_per_phrase_did) {
   }
   BOOST_TEST(mismatched == 0u);
   BOOST_TEST(yes > 1000u);
+}
+
+// not_trace_shaped() lets trace_shaped() answer false at once: only for lines it answered false
+// for before without a parse. Every first byte, in and out of a trace, before the tails of the
+// lines that open a trace (cut and changed) and random tails.
+BOOST_AUTO_TEST_CASE(first_byte_test_answers_false_only_where_trace_shaped_did) {
+  std::vector<std::string> tails = {"",
+                                    "all Trace:",
+                                    "all trace:",
+                                    "acktrace:",
+                                    "acktrace: x",
+                                    "all Trace",
+                                    "all  Trace:",
+                                    "ackTrace:",
+                                    " Call Trace:",
+                                    "\tCall trace:",
+                                    " foo+0x1/0x2",
+                                    "[<ffffffff81234567>] foo",
+                                    "<IRQ>",
+                                    "  ",
+                                    "x",
+                                    "foo+0x1/0x2",
+                                    "x12345678",
+                                    "IRQ>",
+                                    "f80: 2001 c180",
+                                    ":mod:foo+0x1/0x2"};
+  std::mt19937 rng(8);
+  const std::string alphabet = "CBbacklTre: \t[(<0x+/";
+  for (int k = 0; k < 3000; ++k) {
+    std::string t;
+    const std::size_t n = rng() % 14;
+    for (std::size_t i = 0; i < n; ++i) t += alphabet[rng() % alphabet.size()];
+    tails.push_back(t);
+  }
+  std::size_t quick = 0;
+  for (int c = 0; c < 256; ++c)
+    for (const std::string& tail : tails)
+      for (const bool in_trace : {false, true}) {
+        const std::string text = std::string(1, static_cast<char>(c)) + tail;
+        if (!not_trace_shaped(text, in_trace)) continue;
+        ++quick;
+        BOOST_TEST_CONTEXT("byte " << c << " tail '" << tail << "' in_trace " << in_trace) {
+          BOOST_TEST(!trace_shaped_before(text, in_trace));
+        }
+      }
+  BOOST_TEST(not_trace_shaped("", false));
+  BOOST_TEST(not_trace_shaped("", true));
+  BOOST_TEST(quick > 200000u);  // most first bytes are answered at once out of a trace
+}
+
+// is_hex_dump_line reads a word's digits sixteen at a time: rows of words of every length
+// around 8 and 16 digits, with every byte after them, markers and arm's row offsets, then random
+// rows; each in a string of its own, so that a read past its end shows under a memory checker.
+BOOST_AUTO_TEST_CASE(hex_dump_rows_answer_as_a_byte_at_a_time_did) {
+  std::vector<std::string> rows = {"", " ", "Exception stack(0x1 to 0x2)", "<EOI>", "<EOI", "1f80:", "1f80: "};
+  const std::string digits = "0123456789abcdefABCDEF";
+  const std::string others = " \t:<>gxG-\x80";
+  std::mt19937 rng(10);
+  for (std::size_t len = 0; len <= 40; ++len)
+    for (const char after : std::string(" :g<\t") + '\0')
+      for (const std::string_view lead : {"", " ", "1f80: ", "5bc0:", "ffff8801c56e76d8 ", " <IRQ> "}) {
+        std::string word;
+        for (std::size_t i = 0; i < len; ++i) word += digits[rng() % digits.size()];
+        std::string row = std::string(lead) + word;
+        if (after != '\0') row += after;
+        rows.push_back(row);
+        rows.push_back(row + "00000000 ffffffffffffffff");
+        rows.push_back(row + std::string(16 - len % 16, 'a'));
+      }
+  for (int k = 0; k < 200000; ++k) {
+    std::string row = k % 2 ? " " : "1f80: ";
+    const std::size_t words = rng() % 9;
+    for (std::size_t w = 0; w < words; ++w) {
+      const std::size_t len = rng() % 4 == 0 ? rng() % 20 : (rng() % 2 ? 8 : 16);
+      for (std::size_t i = 0; i < len; ++i)
+        row += rng() % 40 == 0 ? others[rng() % others.size()] : digits[rng() % digits.size()];
+      row += rng() % 8 == 0 ? "  " : " ";
+      if (rng() % 30 == 0) row += "<EOI> ";
+    }
+    if (rng() % 3 == 0) row.pop_back();
+    rows.push_back(row);
+  }
+  // add_line asks may_start_hex_dump_line first: every trimmed row that is a dump must pass it,
+  // after every first byte.
+  const std::size_t generated = rows.size();
+  for (int c = 0; c < 256; ++c)
+    for (std::size_t k = 0; k < generated; k += 97) rows.push_back(std::string(1, static_cast<char>(c)) + rows[k]);
+  std::size_t dumps = 0;
+  for (const std::string& r : rows) {
+    const std::string row = r;  // exactly as long as the row
+    const bool before = hex_dump_before(row);
+    dumps += before ? 1 : 0;
+    BOOST_TEST_CONTEXT("row '" << row << "'") {
+      BOOST_TEST(is_hex_dump_line(row) == before);
+      const bool blank = !row.empty() && (row[0] == ' ' || row[0] == '\t' || row[0] == '\r' || row[0] == '\f' ||
+                                          row[0] == '\v');  // add_line's lines are trimmed
+      if (before && !blank) BOOST_TEST(may_start_hex_dump_line(row[0]));
+    }
+  }
+  BOOST_TEST(dumps > 20000u);  // the rows hold dumps, not only rejects
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -47,9 +47,33 @@ BOOST_AUTO_TEST_SUITE(trace_line_fast)
 // builder's does, and stands alone in a string of its own, so that a read past its end shows
 // under a memory checker.
 BOOST_AUTO_TEST_CASE(symbol_lines_read_as_the_general_reading_does) {
-  const std::vector<std::string> leads = {"",       " ",   "  ",    "\t",        " ? ",
-                                          "? ",     "?  ", "?\t",   "?",         "[<ffffffff81234567>] ",
-                                          "<IRQ> ", "(",   ":mod:", "[foo+1/2] "};
+  const std::vector<std::string> leads = {"",
+                                          " ",
+                                          "  ",
+                                          "\t",
+                                          " ? ",
+                                          "? ",
+                                          "?  ",
+                                          "?\t",
+                                          "?",
+                                          "[<ffffffff81234567>] ",
+                                          "<IRQ> ",
+                                          "(",
+                                          ":mod:",
+                                          "[foo+1/2] ",
+                                          " [<ffffffff81234567>] ",
+                                          "[<ffffffff81234567>]",
+                                          "[<ffffffff81234567>]  ? ",
+                                          "[<c0013cb8>] ",
+                                          "[<ffffffff812345678>] ",
+                                          "[<>] ",
+                                          "[<fffffffg81234567>] ",
+                                          "[<ffffffff81234567> ",
+                                          "[<ffffffff81234567>]\t",
+                                          "[<0>] ? ",
+                                          "[<ffffffff81234567>] ?",
+                                          "[<ffffffff81234567>] (",
+                                          "[<ffffffff81234567>] {"};
   const std::vector<std::string> names = {"foo",
                                           "_bar",
                                           "A",
@@ -115,6 +139,7 @@ BOOST_AUTO_TEST_CASE(symbol_lines_read_as_the_general_reading_does) {
   for (int k = 0; k < 600000; ++k) {
     std::string line;
     if (k % 3 == 0) line = k % 2 ? " foo+0x1f/0x20" : " ? do_it";
+    if (k % 11 == 0) line = k % 2 ? " [<ffffffff8134d2f3>] " : "[<c0013cb8>] ? ";
     const std::size_t n = rng() % (k % 7 == 0 ? 100 : 36);
     for (std::size_t i = 0; i < n; ++i) line += alphabet[rng() % alphabet.size()];
     if (k % 5 == 0) line += " [inline]";
@@ -138,8 +163,50 @@ BOOST_AUTO_TEST_CASE(symbol_lines_read_as_the_general_reading_does) {
     frames += b && general.has_frame ? 1 : 0;
   }
   BOOST_TEST(mismatched == 0u);
-  BOOST_TEST(lines.size() > 650000u);
+  BOOST_TEST(lines.size() > 800000u);
   BOOST_TEST(frames > 20000u);  // the variants hold frames of every form, not only rejects
+}
+
+// Lines whose first byte (after blanks) starts no marker and no frame are rejected before the
+// general reading: every byte, after every lead, before tails that would make a frame or a
+// marker of a line that started otherwise.
+BOOST_AUTO_TEST_CASE(every_first_byte_reads_as_the_general_reading_does) {
+  const std::vector<std::string> leads = {"", " ", "  ", "\t", "\r", "\v\f "};
+  const std::vector<std::string> tails = {"",
+                                          "foo+0x1f/0x20",
+                                          "x+0x1/0x2 net/core/dev.c:1",
+                                          "IRQ>",
+                                          "<IRQ> foo+0x1/0x2",
+                                          "ffffffff81234567>] foo+0x1/0x2",
+                                          "<ffffffff81234567>] foo+0x1/0x2",
+                                          "x12345678 [mod]",
+                                          "[<c0013cb8>] (foo+0x0/0x10c) from [<c0013dcc>] (bar+0x18/0x1c)",
+                                          "mod:foo+0x1/0x2",
+                                          "f80: 20010000 c1801000 00000000 00000000",
+                                          "0000000 ffff8801c56e76d8",
+                                          " foo+0x1/0x2",
+                                          "? foo+0x1/0x2",
+                                          "=====",
+                                          "foo lib/x.c:12 [inline]"};
+  TraceText fast;
+  TraceText general;
+  std::size_t lines = 0;
+  std::size_t frames = 0;
+  for (int c = 0; c < 256; ++c)
+    for (const std::string& lead : leads)
+      for (const std::string& tail : tails) {
+        const std::string line = lead + std::string(1, static_cast<char>(c)) + tail;
+        const bool a = parse_trace_text(line, fast);
+        const bool b = parse_trace_text_general(line, general);
+        ++lines;
+        frames += b && general.has_frame ? 1 : 0;
+        BOOST_TEST_CONTEXT("line '" << line << "'") {
+          BOOST_TEST(a == b);
+          BOOST_TEST(same(fast, general));
+        }
+      }
+  BOOST_TEST(lines == 256u * 6u * 16u);
+  BOOST_TEST(frames > 1000u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
