@@ -201,7 +201,12 @@ bool report_json_detail::write_frame_direct(JsonWriter& w, const Frame& f) {
   reason_fragment(f.reason).put(p);
   J::put_scalar(p, f.line);
   J::put_literal(p, ",\"trace\":");
-  J::put_scalar(p, f.trace);
+  // Nearly every frame is in one of a report's first ten traces: that digit is written here,
+  // without the call (decimal::put is out of line).
+  if (f.trace < 10)
+    *p++ = static_cast<char>('0' + f.trace);
+  else
+    J::put_scalar(p, f.trace);
   if (f.source) {
     J::put_literal(p, ",\"source_text\":");
     if (!J::put_string(p, *f.source)) return false;
@@ -345,7 +350,97 @@ void write_truncations_json(JsonWriter& w, const std::vector<Truncation>& trunca
   w.end_array();
 }
 
-void write_report_json(JsonWriter& w, const Report& r) {
+namespace report_json_detail {
+
+namespace {
+
+// Keys, punctuation, the numbers (21 bytes each at most) and the signature's 16 digits of
+// the head; the strings add their length and quotes.
+constexpr std::size_t kHeadFixed = 512;
+// Room for one code location's keys, punctuation and three numbers.
+constexpr std::size_t kLocationFixed = 192;
+
+// "%016llx" straight into the buffer, quoted.
+void put_signature(char*& p, std::uint64_t signature) {
+  *p++ = '"';
+  for (std::size_t i = 16; i-- > 0; signature >>= 4) p[i] = "0123456789abcdef"[signature & 0xf];
+  p += 16;
+  *p++ = '"';
+}
+
+bool put_location_or_null(char*& p, const std::optional<CodeLocation>& l) {
+  using J = JsonWriter;
+  if (!l) return J::put_scalar(p, std::nullopt);
+  J::put_literal(p, R"({"function":)");
+  if (!J::put_string_or_null(p, l->function)) return false;
+  J::put_literal(p, R"(,"offset":)");
+  J::put_scalar(p, l->offset);
+  J::put_literal(p, R"(,"size":)");
+  J::put_scalar(p, l->size);
+  J::put_literal(p, R"(,"module":)");
+  if (!J::put_string_or_null(p, l->module)) return false;
+  J::put_literal(p, R"(,"address":)");
+  J::put_scalar(p, l->address);
+  *p++ = '}';
+  return true;
+}
+
+std::size_t location_strings(const std::optional<CodeLocation>& l) {
+  return l ? length_of(l->function) + length_of(l->module) : 0;
+}
+
+}  // namespace
+
+bool write_report_head_direct(JsonWriter& w, const Report& r) {
+  using J = JsonWriter;
+  if (!r.truncated.empty()) return false;  // only when a limit was reached
+  const std::string_view kind = to_string(r.kind);
+  const std::string_view arch = to_string(r.arch);
+  const std::size_t strings = kind.size() + r.title.size() + (r.corrupted ? r.corrupted_reason.size() : 0) +
+                              length_of(r.comm) + length_of(r.kernel) + length_of(r.kernel_build_id) +
+                              length_of(r.tainted) + length_of(r.hardware) + arch.size() + r.header.size();
+  if (strings > kDirectStrings) return false;
+  char* p = w.begin_direct(kHeadFixed + strings);
+  J::put_literal(p, R"({"kind":)");
+  if (!J::put_string(p, kind)) return false;
+  J::put_literal(p, R"(,"title":)");
+  if (!J::put_string(p, r.title)) return false;
+  if (r.corrupted) {
+    J::put_literal(p, R"(,"corrupted":true,"corrupted_reason":)");
+    if (!J::put_string(p, r.corrupted_reason)) return false;
+  } else {
+    J::put_literal(p, R"(,"corrupted":false,"corrupted_reason":null)");
+  }
+  J::put_literal(p, R"(,"cpu":)");
+  J::put_scalar(p, r.cpu);
+  J::put_literal(p, R"(,"pid":)");
+  J::put_scalar(p, r.pid);
+  J::put_literal(p, R"(,"comm":)");
+  if (!J::put_string_or_null(p, r.comm)) return false;
+  J::put_literal(p, R"(,"kernel":)");
+  if (!J::put_string_or_null(p, r.kernel)) return false;
+  if (r.kernel_build_id) {
+    J::put_literal(p, R"(,"kernel_build_id":)");
+    if (!J::put_string(p, *r.kernel_build_id)) return false;
+  }
+  J::put_literal(p, R"(,"tainted":)");
+  if (!J::put_string_or_null(p, r.tainted)) return false;
+  J::put_literal(p, R"(,"hardware":)");
+  if (!J::put_string_or_null(p, r.hardware)) return false;
+  J::put_literal(p, R"(,"arch":)");
+  if (!J::put_string(p, arch)) return false;
+  J::put_literal(p, R"(,"header":)");
+  if (!J::put_string(p, r.header)) return false;
+  J::put_literal(p, R"(,"panicked":)");
+  J::put_scalar(p, r.panicked);
+  J::put_literal(p, R"(,"signature":)");
+  put_signature(p, r.signature);
+  w.end_direct(p);
+  w.continue_object();
+  return true;
+}
+
+void write_report_head_fields(JsonWriter& w, const Report& r) {
   w.begin_object();
   w.field("kind", to_string(r.kind));
   w.field("title", r.title);
@@ -367,11 +462,35 @@ void write_report_json(JsonWriter& w, const Report& r) {
   w.field("header", r.header);
   w.field("panicked", r.panicked);
   w.field("signature", signature_hex(r.signature));
-  w.key("guilty");
-  if (r.guilty)
-    write_frame_json(w, r.frames[*r.guilty]);
-  else
-    w.null();
+}
+
+bool write_report_sites_direct(JsonWriter& w, const Report& r) {
+  using J = JsonWriter;
+  const std::size_t strings =
+      length_of(r.guilty_file) + location_strings(r.rip) + location_strings(r.warn_site) + r.kaslr_source.size();
+  if (strings > kDirectStrings) return false;
+  char* p = w.begin_direct(2 * kLocationFixed + kMemberFixed * 6 + strings);
+  J::put_literal(p, R"("guilty_file":)");
+  if (!J::put_string_or_null(p, r.guilty_file)) return false;
+  J::put_literal(p, R"(,"crash_site":)");
+  if (!put_location_or_null(p, r.rip)) return false;
+  J::put_literal(p, R"(,"warn_site":)");
+  if (!put_location_or_null(p, r.warn_site)) return false;
+  J::put_literal(p, R"(,"kernel_offset":)");
+  J::put_scalar(p, r.kaslr_offset);
+  J::put_literal(p, R"(,"kaslr_offset":)");
+  J::put_scalar(p, r.kaslr_offset);
+  if (!r.kaslr_source.empty()) {
+    J::put_literal(p, R"(,"kaslr_source":)");
+    if (!J::put_string(p, r.kaslr_source)) return false;
+    J::put_literal(p, R"(,"kaslr_agreeing_frames":)");
+    J::put_scalar(p, r.kaslr_agreeing_frames);
+  }
+  w.end_direct(p);
+  return true;
+}
+
+void write_report_sites_fields(JsonWriter& w, const Report& r) {
   w.field("guilty_file", r.guilty_file);
   w.key("crash_site");
   if (r.rip)
@@ -389,12 +508,37 @@ void write_report_json(JsonWriter& w, const Report& r) {
     w.field("kaslr_source", r.kaslr_source);
     w.field("kaslr_agreeing_frames", r.kaslr_agreeing_frames);
   }
-  if (r.rip_debug) {
-    w.key("crash_site_debug");
-    w.begin_object();
-    write_debug_fields(w, *r.rip_debug);
-    w.end_object();
+}
+
+bool write_report_lists_direct(JsonWriter& w, const Report& r) {
+  using J = JsonWriter;
+  std::size_t strings = r.input.path.size();
+  for (const std::string& s : r.debug_warnings) strings += s.size() + 3;
+  for (const std::string& s : r.modules) strings += s.size() + 3;
+  if (strings > kDirectStrings) return false;
+  char* p = w.begin_direct(160 + strings);
+  J::put_literal(p, R"("debug_warnings":[)");
+  for (std::size_t i = 0; i < r.debug_warnings.size(); ++i) {
+    if (i != 0) *p++ = ',';
+    if (!J::put_string(p, r.debug_warnings[i])) return false;
   }
+  J::put_literal(p, R"(],"input":{"path":)");
+  if (!J::put_string(p, r.input.path)) return false;
+  J::put_literal(p, R"(,"first_line":)");
+  J::put_scalar(p, r.input.first_line);
+  J::put_literal(p, R"(,"last_line":)");
+  J::put_scalar(p, r.input.last_line);
+  J::put_literal(p, R"(},"modules":[)");
+  for (std::size_t i = 0; i < r.modules.size(); ++i) {
+    if (i != 0) *p++ = ',';
+    if (!J::put_string(p, r.modules[i])) return false;
+  }
+  *p++ = ']';
+  w.end_direct(p);
+  return true;
+}
+
+void write_report_lists_fields(JsonWriter& w, const Report& r) {
   w.key("debug_warnings");
   w.begin_array();
   for (const auto& dw : r.debug_warnings) w.value(dw);
@@ -409,12 +553,40 @@ void write_report_json(JsonWriter& w, const Report& r) {
   w.begin_array();
   for (const auto& m : r.modules) w.value(m);
   w.end_array();
+}
+
+}  // namespace report_json_detail
+
+namespace {
+
+// The report through the direct writers (each falling back to the general calls when it
+// declines) or through the general calls alone (report_json_detail::write_report_fields, for tests).
+template <bool Direct>
+void write_report(JsonWriter& w, const Report& r) {
+  namespace d = report_json_detail;
+  if (!Direct || !d::write_report_head_direct(w, r)) d::write_report_head_fields(w, r);
+  w.key("guilty");
+  if (r.guilty) {
+    if (Direct)
+      write_frame_json(w, r.frames[*r.guilty]);
+    else
+      d::write_frame_fields(w, r.frames[*r.guilty]);
+  } else {
+    w.null();
+  }
+  if (!Direct || !d::write_report_sites_direct(w, r)) d::write_report_sites_fields(w, r);
+  if (r.rip_debug) {
+    w.key("crash_site_debug");
+    w.begin_object();
+    write_debug_fields(w, *r.rip_debug);
+    w.end_object();
+  }
+  if (!Direct || !d::write_report_lists_direct(w, r)) d::write_report_lists_fields(w, r);
   // "registers": the first block (the crash's), so that a name means one value;
   // "more_registers": every later block with the line it starts on.
   const auto write_registers = [&w](const RegisterSet& set) {
     w.key("registers");
-    if (!report_json_detail::write_register_values_direct(w, set))
-      report_json_detail::write_register_values_fields(w, set);
+    if (!Direct || !d::write_register_values_direct(w, set)) d::write_register_values_fields(w, set);
   };
   const RegisterSet none;
   write_registers(r.registers.empty() ? none : r.registers.front());
@@ -431,19 +603,30 @@ void write_report_json(JsonWriter& w, const Report& r) {
   w.key("traces");
   w.begin_array();
   for (const Trace& t : r.traces)
-    if (!report_json_detail::write_trace_direct(w, t)) report_json_detail::write_trace_fields(w, t);
+    if (!Direct || !d::write_trace_direct(w, t)) d::write_trace_fields(w, t);
   w.end_array();
   w.key("sections");
   w.begin_array();
   for (const StackSection& s : r.sections)
-    if (!report_json_detail::write_section_direct(w, s)) report_json_detail::write_section_fields(w, s);
+    if (!Direct || !d::write_section_direct(w, s)) d::write_section_fields(w, s);
   w.end_array();
   w.key("frames");
   w.begin_array();
-  for (const Frame& f : r.frames) write_frame_json(w, f);
+  for (const Frame& f : r.frames) {
+    if (Direct)
+      write_frame_json(w, f);
+    else
+      d::write_frame_fields(w, f);
+  }
   w.end_array();
   w.end_object();
 }
+
+}  // namespace
+
+void write_report_json(JsonWriter& w, const Report& r) { write_report<true>(w, r); }
+
+void report_json_detail::write_report_fields(JsonWriter& w, const Report& r) { write_report<false>(w, r); }
 
 JsonDocument::JsonDocument() : w_(out_) { open(); }
 

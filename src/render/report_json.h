@@ -30,6 +30,18 @@ bool write_trace_direct(JsonWriter& w, const Trace& t);
 void write_trace_fields(JsonWriter& w, const Trace& t);
 bool write_section_direct(JsonWriter& w, const StackSection& s);
 void write_section_fields(JsonWriter& w, const StackSection& s);
+// A report's members from "kind" to "signature", the object left open (direct: only when no
+// limit was reached, "truncated" being written by the general calls).
+bool write_report_head_direct(JsonWriter& w, const Report& r);
+void write_report_head_fields(JsonWriter& w, const Report& r);
+// "guilty_file", "crash_site", "warn_site", "kernel_offset", "kaslr_offset" and the kaslr source.
+bool write_report_sites_direct(JsonWriter& w, const Report& r);
+void write_report_sites_fields(JsonWriter& w, const Report& r);
+// "debug_warnings", "input" and "modules".
+bool write_report_lists_direct(JsonWriter& w, const Report& r);
+void write_report_lists_fields(JsonWriter& w, const Report& r);
+// The whole report through the general calls alone: what write_report_json must write.
+void write_report_fields(JsonWriter& w, const Report& r);
 }  // namespace report_json_detail
 // The whole document: {"btaudit": version, "reports": [...]}.
 std::string render_json(const std::vector<Report>& reports);

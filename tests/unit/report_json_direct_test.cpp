@@ -13,6 +13,7 @@ namespace detail = btaudit::report_json_detail;
 using btaudit::Frame;
 using btaudit::JsonWriter;
 using btaudit::RegisterSet;
+using btaudit::Report;
 using btaudit::StackSection;
 using btaudit::Trace;
 
@@ -80,6 +81,66 @@ void check_same(const std::vector<T>& items, Direct direct, Fields fields, std::
   ++compared;
 }
 
+std::optional<std::string> maybe_text(std::mt19937& rng) {
+  if (rng() % 3 == 0) return std::nullopt;
+  return random_text(rng);
+}
+
+btaudit::CodeLocation random_location(std::mt19937& rng) {
+  btaudit::CodeLocation l;
+  l.function = maybe_text(rng);
+  if (rng() % 2) l.offset = rng() % 4096;
+  if (rng() % 2) l.size = rng() % 100000;
+  if (rng() % 4 == 0) l.module = random_text(rng);
+  if (rng() % 3 == 0) l.address = std::uint64_t{0xffffffff00000000ULL} | rng();
+  return l;
+}
+
+// A report with every member the JSON holds, each present or not, its strings from random_text.
+Report random_report(std::mt19937& rng) {
+  Report r;
+  r.kind = static_cast<btaudit::ReportKind>(rng() % (static_cast<unsigned>(btaudit::ReportKind::Other) + 1));
+  r.arch = static_cast<btaudit::Arch>(rng() % (static_cast<unsigned>(btaudit::Arch::Mips) + 1));
+  r.title = random_text(rng);
+  r.header = random_text(rng);
+  r.corrupted = rng() % 3 == 0;
+  if (rng() % 2) r.corrupted_reason = random_text(rng);  // written only when corrupted
+  if (rng() % 10 == 0) r.truncated.push_back({"frames", rng() % 9000, 4096, 4096, "", "--max-frames"});
+  if (rng() % 2) r.cpu = static_cast<int>(rng() % 64) - (rng() % 8 == 0 ? 100 : 0);
+  if (rng() % 2) r.pid = static_cast<int>(rng());
+  r.comm = maybe_text(rng);
+  r.kernel = maybe_text(rng);
+  if (rng() % 4 == 0) r.kernel_build_id = random_text(rng);
+  r.tainted = maybe_text(rng);
+  r.hardware = maybe_text(rng);
+  r.panicked = rng() % 2 == 0;
+  r.signature = rng() % 4 == 0 ? rng() : std::uint64_t{rng()} << 32 | rng();
+  const std::size_t frames = rng() % 5;
+  for (std::size_t i = 0; i < frames; ++i) r.frames.push_back(random_frame(rng));
+  if (frames > 0 && rng() % 2) r.guilty = rng() % frames;
+  r.guilty_file = maybe_text(rng);
+  if (rng() % 2) r.rip = random_location(rng);
+  if (rng() % 3 == 0) r.warn_site = random_location(rng);
+  if (rng() % 2)
+    r.kaslr_offset = rng() % 3 == 0 ? -static_cast<std::int64_t>(rng()) : static_cast<std::int64_t>(rng()) << 8;
+  if (rng() % 3 == 0) r.kaslr_source = rng() % 2 ? std::string("frames") : random_text(rng);
+  r.kaslr_agreeing_frames = static_cast<int>(rng() % 30);
+  if (rng() % 8 == 0) r.rip_debug = btaudit::FrameDebugInfo{};
+  for (std::size_t i = rng() % 3; i > 0; --i) r.debug_warnings.push_back(random_text(rng));
+  r.input.path = rng() % 2 ? std::string("in.log") : random_text(rng);
+  r.input.first_line = rng();
+  r.input.last_line = rng();
+  for (std::size_t i = rng() % 6; i > 0; --i) r.modules.push_back(rng() % 2 ? std::string("ext4") : random_text(rng));
+  for (std::size_t i = rng() % 3; i > 0; --i) {
+    RegisterSet set;
+    set.line = rng();
+    set.values.emplace_back("RAX", rng());
+    r.registers.push_back(std::move(set));
+  }
+  if (rng() % 2) r.code_bytes = random_text(rng);
+  return r;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(report_json_direct)
@@ -124,6 +185,37 @@ BOOST_AUTO_TEST_CASE(direct_writing_gives_the_text_of_the_general_calls) {
     check_same(sections, detail::write_section_direct, detail::write_section_fields, compared);
   }
   BOOST_TEST(compared == 12000u);
+}
+
+// Whole reports: write_report_json (the direct writers, each falling back when it declines)
+// against the general calls alone, one report and several in an array.
+BOOST_AUTO_TEST_CASE(a_report_written_directly_is_the_text_of_the_general_calls) {
+  std::mt19937 rng(1914);
+  std::size_t compared = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::vector<Report> reports;
+    for (std::size_t i = 1 + rng() % 3; i > 0; --i) reports.push_back(random_report(rng));
+    check_same(
+        reports,
+        [](JsonWriter& w, const Report& r) {
+          btaudit::write_report_json(w, r);
+          return true;
+        },
+        detail::write_report_fields, compared);
+    // Alone, outside any array (written as a whole document).
+    std::string a;
+    std::string b;
+    {
+      JsonWriter w(a);
+      btaudit::write_report_json(w, reports.front());
+    }
+    {
+      JsonWriter w(b);
+      detail::write_report_fields(w, reports.front());
+    }
+    BOOST_TEST(a == b);
+  }
+  BOOST_TEST(compared == 3000u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
