@@ -4,10 +4,6 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "text/log_transport.h"
 #include "text/scan.h"
 
@@ -51,28 +47,6 @@ bool printk_stamp(std::string_view s) {
   while (s[j] == ' ') ++j;  // stops at s[5] at the latest
   while (j < 5 && is_digit(s[j])) ++j;
   return j == 5;
-}
-
-// printk_stamp on p[0..13], 16 bytes p[0..15] being readable: the same answer from one load.
-bool printk_stamp16(const char* p) {
-#if defined(__SSE2__)
-  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  const __m128i off = _mm_sub_epi8(v, _mm_set1_epi8('0'));
-  const auto digits =
-      static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(off, _mm_set1_epi8(9)), off)));
-  const auto spaces = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' '))));
-  const __m128i punct = _mm_setr_epi8('[', 0, 0, 0, 0, 0, '.', 0, 0, 0, 0, 0, 0, ']', 0, 0);
-  const auto marks = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, punct)));
-  // '[' at 0, '.' at 6, ']' at 13; digits at 5 and 7..12; at 1..4 spaces then digits, which
-  // is each a space or a digit and the spaces a run from 1 (a mask of the form 2^k - 1).
-  constexpr unsigned kMarks = 1U << 0 | 1U << 6 | 1U << 13;
-  constexpr unsigned kDigits = 1U << 5 | 0x3fU << 7;
-  const unsigned lead_spaces = (spaces >> 1) & 0xfU;
-  return (marks & kMarks) == kMarks && (digits & kDigits) == kDigits && (((digits | spaces) >> 1) & 0xfU) == 0xfU &&
-         (lead_spaces & (lead_spaces + 1)) == 0;
-#else
-  return printk_stamp(std::string_view(p, 14));
-#endif
 }
 
 bool strip_timestamp(std::string_view& s) {
@@ -244,37 +218,16 @@ std::string_view strip_line_end(std::string_view s) {
 
 CleanLine clean_stripped(std::string_view s, std::uint32_t number, bool separator_free);
 
-// printk's own caller id, "[%6s]" of "T<id>" or "C<id>" ("[   T28]", "[    C1]"): eight bytes,
-// read without strip_caller's open-ended loops. Strips it and returns true exactly when
-// strip_caller would read those eight bytes as a caller id; false for any other shape (which
-// strip_caller then reads, or not).
-bool printk_caller(std::string_view& s, char& kind, std::uint32_t& id) {
-  if (s.size() < 8 || s[7] != ']' || s[0] != '[') return false;
-  std::size_t i = 1;
-  while (i < 6 && s[i] == ' ') ++i;
-  const char k = s[i];
-  if (k != 'T' && k != 'C') return false;
-  if (++i == 7) return false;  // "[     T]": no digits
-  std::uint32_t v = 0;
-  for (; i < 7; ++i) {
-    if (!is_digit(s[i])) return false;
-    v = v * 10 + std::uint32_t(s[i] - '0');
-  }
-  kind = k;
-  id = v;
-  s.remove_prefix(8);
-  return true;
-}
-
 // The commonest console line, "[  123.456789] message" or "[  123.456789][ T42] message", read
 // without the general loop: the result clean_line_general gives such a line (the loop strips
 // the timestamp, then the caller id, and stops at the space after them), or nullopt for any
 // other shape, which the general loop then reads.
 bool clean_printk_line(std::string_view s, bool separator_free, CleanLine& out) {
-  if (s.size() < 16 || !printk_stamp16(s.data())) return false;
+  if (s.size() < 16 || !line_cleaner_detail::printk_stamp16(s.data())) return false;
   std::string_view t = s.substr(14);
   if (t[0] == '[') {  // "[ts][T1]": neither strip_timestamp nor dmesg -T's form reads a caller id
-    if (!printk_caller(t, out.caller_kind, out.caller_id) && !strip_caller(t, out.caller_kind, out.caller_id))
+    if (!line_cleaner_detail::printk_caller(t, out.caller_kind, out.caller_id) &&
+        !strip_caller(t, out.caller_kind, out.caller_id))
       return false;
     if (t.empty()) return false;
   } else if (t[1] == '[') {  // "[ts] [T1]", "[ts] [drm]": the loop looks behind the space
@@ -323,17 +276,29 @@ bool plain_line(std::string_view s) {
 
 }  // namespace
 
-CleanLine clean_line(std::string_view raw, std::uint32_t number, bool separator_free) {
+void line_cleaner_detail::clean_line_slow(std::string_view raw, bool separator_free, CleanLine& out) {
+  const std::uint32_t number = out.number;
   std::string_view s = raw;
   if (!s.empty() && (s.back() == '\r' || s.back() == '\n' || s.back() == '}')) s = strip_line_end(s);
-  CleanLine out;
+  out = CleanLine{};
   out.number = number;
-  if (clean_printk_line(s, separator_free, out)) return out;
+  if (clean_printk_line(s, separator_free, out)) return;
   if (plain_line(s)) {
+    out = CleanLine{};
+    out.number = number;
     out.text = s;
-    return out;
+    return;
   }
-  return clean_stripped(s, number, separator_free);
+  out = clean_stripped(s, number, separator_free);
+}
+
+void line_cleaner_detail::clean_unstamped(std::string_view s, bool separator_free, CleanLine& out) {
+  // clean_line_slow's clean_printk_line gives up on such a line at its first test.
+  if (plain_line(s)) {
+    out.text = s;  // `out` is still as clean_line made it: empty but for its number
+    return;
+  }
+  out = clean_stripped(s, out.number, separator_free);
 }
 
 CleanLine clean_line_general(std::string_view raw, std::uint32_t number, bool separator_free) {

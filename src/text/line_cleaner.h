@@ -5,6 +5,10 @@
 #include <cstdint>
 #include <string_view>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace btaudit {
 
 struct CleanLine {
@@ -19,11 +23,103 @@ struct CleanLine {
   bool bare_prefix = false;
 };
 
+namespace line_cleaner_detail {
+
+// Whether p[0..13] is printk's own "[%5lu.%06lu]" (kernel/printk/printk.c, print_time()) while the
+// uptime has five digits or fewer, 16 bytes p[0..15] being readable: '[' at 0, '.' at 6, ']' at 13,
+// digits at 5 and 7..12, at 1..4 spaces then digits. Exactly the stamps strip_timestamp reads as
+// 14 bytes in this shape (line_cleaner.cpp); anything else is left to it.
+inline bool printk_stamp16(const char* p) {
+#if defined(__SSE2__)
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i off = _mm_sub_epi8(v, _mm_set1_epi8('0'));
+  const auto digits =
+      static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(off, _mm_set1_epi8(9)), off)));
+  const auto spaces = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' '))));
+  const __m128i punct = _mm_setr_epi8('[', 0, 0, 0, 0, 0, '.', 0, 0, 0, 0, 0, 0, ']', 0, 0);
+  const auto marks = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, punct)));
+  // At 1..4 each byte is a space or a digit and the spaces are a run from 1 (a mask 2^k - 1).
+  constexpr unsigned kMarks = 1U << 0 | 1U << 6 | 1U << 13;
+  constexpr unsigned kDigits = 1U << 5 | 0x3fU << 7;
+  const unsigned lead_spaces = (spaces >> 1) & 0xfU;
+  return (marks & kMarks) == kMarks && (digits & kDigits) == kDigits && (((digits | spaces) >> 1) & 0xfU) == 0xfU &&
+         (lead_spaces & (lead_spaces + 1)) == 0;
+#else
+  (void)p;
+  return false;  // clean_line_slow reads every line
+#endif
+}
+
+// printk's own caller id, "[%6s]" of "T<id>" or "C<id>" ("[   T28]", "[    C1]"): eight bytes,
+// read without strip_caller's open-ended loops. Strips it and returns true exactly when
+// strip_caller (line_cleaner.cpp) would read those eight bytes as a caller id; false for any
+// other shape (which strip_caller then reads, or not).
+inline bool printk_caller(std::string_view& s, char& kind, std::uint32_t& id) {
+  if (s.size() < 8 || s[7] != ']' || s[0] != '[') return false;
+  std::size_t i = 1;
+  while (i < 6 && s[i] == ' ') ++i;
+  const char k = s[i];
+  if (k != 'T' && k != 'C') return false;
+  if (++i == 7) return false;  // "[     T]": no digits
+  std::uint32_t v = 0;
+  for (; i < 7; ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    v = v * 10 + std::uint32_t(s[i] - '0');
+  }
+  kind = k;
+  id = v;
+  s.remove_prefix(8);
+  return true;
+}
+
+// clean_line without its inline fast path, for every line that path does not finish: overwrites
+// `out` whole (out.number is kept: it is the line's number already).
+void clean_line_slow(std::string_view raw, bool separator_free, CleanLine& out);
+// clean_line_slow on a line with nothing to strip at its end (its last byte neither '\r', '\n'
+// nor '}') and no printk stamp of printk_stamp16's shape at its start (or under 16 bytes).
+void clean_unstamped(std::string_view s, bool separator_free, CleanLine& out);
+
+}  // namespace line_cleaner_detail
+
 // `separator_free`: the log is known to put no separator after its prefixes (a line with a
 // bare prefix was seen), so a space after a prefix is the message's own indentation and is kept.
-CleanLine clean_line(std::string_view raw, std::uint32_t number, bool separator_free = false);
-// The same without clean_line's fast path for the commonest shape (a printk timestamp, maybe a
-// caller id, then the message): every line through the general loop. For tests that compare them.
+// Inline for the commonest line, "[  123.456789] msg" or "[  123.456789][ T42] msg" with nothing to
+// strip at its end: the caller (LogParser::feed, every line) then pays no call, no saved registers
+// and no copy of the result for it. The result is clean_line_slow's, which reads every other line.
+inline CleanLine clean_line(std::string_view raw, std::uint32_t number, bool separator_free = false) {
+  // One result object, returned on every path, so that it is built in the caller's own.
+  CleanLine out;
+  out.number = number;
+  // A last byte above '\r' other than '}' leaves strip_line_end nothing to strip: the line is
+  // clean_line_slow's `s` as it is. (The bytes below '\r' it leaves too, but they are rare.)
+  if (raw.empty() || static_cast<unsigned char>(raw.back()) <= '\r' || raw.back() == '}') {
+    line_cleaner_detail::clean_line_slow(raw, separator_free, out);
+    return out;
+  }
+  if (raw.size() < 16 || !line_cleaner_detail::printk_stamp16(raw.data())) {
+    line_cleaner_detail::clean_unstamped(raw, separator_free, out);
+    return out;
+  }
+  std::string_view t(raw.data() + 14, raw.size() - 14);
+  bool ok = true;
+  if (t[0] == '[') {  // "[ts][T1]"; any other bracket shape is the slow path's
+    ok = line_cleaner_detail::printk_caller(t, out.caller_kind, out.caller_id) && !t.empty();
+  } else if (t[1] == '[') {  // "[ts] [T1]", "[ts] [drm]": the general loop looks behind the space
+    ok = false;
+  }
+  if (!ok || t[0] != ' ') {  // a bare prefix or another prefix: the slow path decides
+    line_cleaner_detail::clean_line_slow(raw, separator_free, out);
+    return out;
+  }
+  if (!separator_free) t.remove_prefix(1);
+  out.had_timestamp = true;
+  out.text = t;
+  return out;
+}
+
+// The same without clean_line's fast paths for the commonest shapes (a printk timestamp, maybe a
+// caller id, then the message; a line with no prefix): every line through the general loop. For
+// tests that compare them.
 CleanLine clean_line_general(std::string_view raw, std::uint32_t number, bool separator_free = false);
 
 }  // namespace btaudit

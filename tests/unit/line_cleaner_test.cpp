@@ -286,4 +286,49 @@ BOOST_AUTO_TEST_CASE(fast_path_reads_lines_as_the_general_loop_does) {
   BOOST_TEST(checked > 900000u);
 }
 
+// clean_line's inline path (line_cleaner.h) decides on a line's last byte, its length and its
+// first 22 bytes: every last byte, behind stamps and caller ids of every shape it tells apart and
+// messages of lengths around its 16-byte test, gives clean_line_general's result.
+BOOST_AUTO_TEST_CASE(inline_path_matches_general_on_every_last_byte) {
+  const std::vector<std::string> heads = {"",
+                                          "[  123.456789]",
+                                          "[  123.456789] ",
+                                          "[  123.456789]  ",
+                                          "[123456.456789] ",
+                                          "[  123.456789][ T42] ",
+                                          "[  123.456789][  T42]",
+                                          "[  123.456789][    C1] ",
+                                          "[  123.456789][T1] ",
+                                          "[  123.456789][     T] ",
+                                          "[  123.456789][ T4x] ",
+                                          "[  123.456789] [T1] ",
+                                          "[  123.456789][ T42]",
+                                          "[  1 3.456789] ",
+                                          "x[  123.456789] ",
+                                          "[  123.456789]\t",
+                                          "<4>[  123.456789] "};
+  const std::vector<std::string> bodies = {"", "x", "ab", "msg [  1.5] x", "0123456789", " f+0x1/0x2 [inline]", "\""};
+  std::size_t checked = 0;
+  std::size_t mismatched = 0;
+  for (const auto& h : heads)
+    for (const auto& b : bodies)
+      for (int last = -1; last < 256; ++last) {
+        std::string line = h + b;
+        if (last >= 0) line += static_cast<char>(last);
+        for (const bool separator_free : {false, true}) {
+          const CleanLine fast = clean_line(line, 3, separator_free);
+          const CleanLine general = clean_line_general(line, 3, separator_free);
+          ++checked;
+          if (!same(fast, general)) {
+            ++mismatched;
+            BOOST_TEST_CONTEXT("line '" << line << "' separator_free " << separator_free) {
+              BOOST_TEST(fast.text == general.text);
+            }
+          }
+        }
+      }
+  BOOST_TEST(mismatched == 0u);
+  BOOST_TEST(checked > 60000u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
