@@ -1,6 +1,7 @@
 #include "text/log_parser.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -185,15 +186,16 @@ bool LogParser::cuts_text(const ReportBuilder& earlier, const StartMarker& marke
 
 void LogParser::emit(ReportBuilder&& b, ReportText&& text) {
   flush_trailing();  // it started earlier: reports leave in the order they started
-  Report r = b.finish();
+  // Made in place: a Report is some thirty members, and each move of one costs hundreds of
+  // instructions (callgrind), a fair share of a short report's parsing.
+  if (boot_reports_.capacity() < kMaxBootReports) boot_reports_.reserve(kMaxBootReports);
+  Report& r = boot_reports_.emplace_back(b.finish());
   r.text = std::move(text.lines);
   if (!text.pins.empty()) r.text_storage = hold(std::move(text.pins));
   text = ReportText{};
   if (r.kaslr_offset && !boot_.kaslr_offset) boot_.kaslr_offset = r.kaslr_offset;
   if (r.kernel && !boot_.release) boot_.release = r.kernel;
   if (!r.modules.empty() && boot_.modules.empty()) boot_.modules = r.modules;
-  if (boot_reports_.capacity() < kMaxBootReports) boot_reports_.reserve(kMaxBootReports);
-  boot_reports_.push_back(std::move(r));
   // A boot of very many reports (a fuzzer's hours without a reboot) is not held whole: memory
   // stays bounded and is reused. The reports held leave with the boot's facts known so far.
   if (boot_reports_.size() >= kMaxBootReports) flush_boot_reports();
@@ -220,10 +222,19 @@ void LogParser::learn_boot_line(std::string_view text) {
 
 void LogParser::flush_boot_reports() {
   // Reports leave in the order they started, reports set aside for another context's included.
-  const auto by_start = [](const Report& a, const Report& b) { return a.input.first_line < b.input.first_line; };
-  if (!std::is_sorted(boot_reports_.begin(), boot_reports_.end(), by_start))  // rarely: moves are not free
-    std::stable_sort(boot_reports_.begin(), boot_reports_.end(), by_start);
-  for (Report& r : boot_reports_) {
+  // The order is sorted as indices, by insertion (stable, and at most kMaxBootReports of them:
+  // emit hands a boot's reports on as soon as that many wait), and each report is handed on
+  // where it lies: moving whole Reports around to sort them cost more than the sort.
+  std::array<std::uint32_t, kMaxBootReports> order{};
+  const std::size_t n = std::min(boot_reports_.size(), order.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t line = boot_reports_[i].input.first_line;
+    std::size_t at = i;
+    for (; at > 0 && boot_reports_[order[at - 1]].input.first_line > line; --at) order[at] = order[at - 1];
+    order[at] = static_cast<std::uint32_t>(i);
+  }
+  for (std::size_t k = 0; k < boot_reports_.size(); ++k) {
+    Report& r = boot_reports_[k < n ? order[k] : k];  // (more than kMaxBootReports: never, by emit)
     if (!r.kaslr_offset && boot_.kaslr_offset) r.kaslr_offset = boot_.kaslr_offset;
     if (!r.kernel && boot_.release) r.kernel = boot_.release;
     if (r.modules.empty()) r.modules = boot_.modules;

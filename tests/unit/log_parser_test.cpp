@@ -564,3 +564,68 @@ BOOST_AUTO_TEST_CASE(arms_stack_dump_before_its_backtrace_keeps_the_report_open)
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(log_parser_order)
+
+// Reports leave in the order they started, whatever order they ended in: contexts (printk
+// caller ids) that print at once set reports aside, and a boot's reports wait for its facts
+// in groups. Generated: 2..6 contexts, their lines interleaved in many seeded orders, and
+// boots of up to 40 reports (more than one group of waiting reports).
+BOOST_AUTO_TEST_CASE(reports_leave_in_the_order_they_started_however_contexts_interleave) {
+  std::uint32_t seed = 12345;
+  const auto next = [&seed]() {
+    seed = seed * 1664525U + 1013904223U;
+    return seed >> 8;
+  };
+  for (int contexts = 2; contexts <= 6; ++contexts) {
+    for (int round = 0; round < 60; ++round) {
+      // Each context's lines, in its own order: one to three reports, each a header and a
+      // trace of three frames. A context's second report ends its first while reports of
+      // other contexts that started earlier are still open.
+      std::vector<std::vector<std::string>> own(static_cast<std::size_t>(contexts));
+      std::size_t total = 0;
+      std::vector<std::vector<std::size_t>> header_at(own.size());  // the positions of a context's headers
+      for (int c = 0; c < contexts; ++c) {
+        const std::string id = "[ T" + std::to_string(100 + c) + "] ";
+        auto& l = own[static_cast<std::size_t>(c)];
+        const int reports = 1 + static_cast<int>(next() % 3);
+        for (int r = 0; r < reports; ++r) {
+          header_at[static_cast<std::size_t>(c)].push_back(l.size());
+          l.push_back(id + "WARNING: CPU: 0 PID: " + std::to_string(100 + c) + " at fs/f" + std::to_string(c) +
+                      ".c:1 f" + std::to_string(c) + "+0x1/0x2");
+          l.push_back(id + "Call Trace:");
+          for (int f = 0; f < 3; ++f) l.push_back(id + " g" + std::to_string(c) + "_" + std::to_string(f) + "+0x1/0x2");
+        }
+        total += l.size();
+      }
+      std::vector<std::size_t> taken(own.size(), 0);
+      std::string log;
+      int line = 0;
+      std::vector<int> starts;
+      for (std::size_t left = total; left > 0; --left) {
+        std::size_t c = next() % own.size();
+        while (taken[c] == own[c].size()) c = (c + 1) % own.size();
+        ++line;
+        const auto& heads = header_at[c];
+        if (std::find(heads.begin(), heads.end(), taken[c]) != heads.end()) starts.push_back(line);
+        log += "[   " + std::to_string(line) + ".000000]" + own[c][taken[c]++] + "\n";
+      }
+      BOOST_TEST_CONTEXT("contexts " << contexts << " round " << round << "\n" << log) {
+        const auto reports = parse_log(log, "t");
+        BOOST_REQUIRE_EQUAL(reports.size(), starts.size());
+        for (std::size_t i = 0; i < reports.size(); ++i)
+          BOOST_TEST(reports[i].input.first_line == static_cast<std::uint32_t>(starts[i]));
+      }
+    }
+  }
+  for (int count : {1, 15, 16, 17, 40}) {
+    std::string log;
+    for (int i = 0; i < count; ++i)
+      log += "[ " + std::to_string(i + 1) + ".0] BUG: soft lockup - CPU#0 stuck for 22s!\n";
+    const auto reports = parse_log(log, "t");
+    BOOST_REQUIRE_EQUAL(reports.size(), static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i) BOOST_TEST(reports[static_cast<std::size_t>(i)].input.first_line == i + 1U);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
