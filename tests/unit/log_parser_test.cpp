@@ -563,10 +563,6 @@ BOOST_AUTO_TEST_CASE(arms_stack_dump_before_its_backtrace_keeps_the_report_open)
   BOOST_TEST(!reports[0].frames.empty());
 }
 
-BOOST_AUTO_TEST_SUITE_END()
-
-BOOST_AUTO_TEST_SUITE(log_parser_order)
-
 // Reports leave in the order they started, whatever order they ended in: contexts (printk
 // caller ids) that print at once set reports aside, and a boot's reports wait for its facts
 // in groups. Generated: 2..6 contexts, their lines interleaved in many seeded orders, and
