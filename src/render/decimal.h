@@ -1,8 +1,9 @@
 // Integers in decimal, as std::to_chars writes them, for the JSON writer. A report's
-// frames carry 20-digit kernel addresses and a handful of small numbers each; libstdc++'s
-// to_chars counts the digits with a division loop before it writes them in pairs with
-// 64-bit divisions. Here a value below 10^8 (nearly all of them) goes out forwards in
-// pairs, its length picked by a few compares; a larger one is cut into groups of eight
+// frames carry offsets, sizes and line numbers (a few digits each) and its registers 20-digit
+// values; libstdc++'s to_chars counts the digits with a division loop before it writes them
+// in pairs with 64-bit divisions. Here a value below 10^4 (most of them) is one copy from a
+// table that holds its digits and their count, a value below 10^8 is cut once into such a
+// head and four digits with leading zeros, and a larger one is cut into groups of eight
 // digits, each written in pairs from 32-bit arithmetic.
 #pragma once
 #include <array>
@@ -35,6 +36,23 @@ inline constexpr std::array<char, 200> kPairs = [] {
 }();
 
 inline void put_pair(char* at, std::uint32_t v) { std::memcpy(at, kPairs.data() + 2 * v, 2); }
+
+// The digits of a value below 10^4 without leading zeros, left-aligned in four bytes (the
+// rest '0', never read as digits), and how many they are: eight bytes an entry, 80 KB in all.
+struct alignas(8) ShortDigits {
+  std::array<char, 4> text{};
+  std::uint8_t length = 0;
+};
+inline constexpr std::array<ShortDigits, 10'000> kShortDigits = [] {
+  std::array<ShortDigits, 10'000> t{};
+  for (std::uint32_t v = 0; v < t.size(); ++v) {
+    ShortDigits& e = t[v];
+    e.length = static_cast<std::uint8_t>(v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : 4);
+    e.text = {'0', '0', '0', '0'};
+    for (std::uint32_t k = e.length, r = v; k-- > 0; r /= 10) e.text[k] = static_cast<char>('0' + r % 10);
+  }
+  return t;
+}();
 }  // namespace detail
 
 // The number of decimal digits of v (1 for 0). 1233 / 4096 is just above log10(2), so
@@ -45,14 +63,11 @@ constexpr int length(std::uint64_t v) {
 }
 
 namespace detail {
-// One or two digits of v < 100.
-inline char* put_small(char* p, std::uint32_t v) {
-  if (v < 10) {
-    *p = static_cast<char>('0' + v);
-    return p + 1;
-  }
-  put_pair(p, v);
-  return p + 2;
+// The digits of v < 10^4: a copy of four bytes (those past the digits are scratch) and the count.
+inline char* put_short(char* p, std::uint32_t v) {
+  const ShortDigits& e = kShortDigits[v];
+  std::memcpy(p, e.text.data(), 4);
+  return p + e.length;
 }
 // Exactly four digits of v < 10000, with leading zeros.
 inline void put_four(char* p, std::uint32_t v) {
@@ -73,36 +88,22 @@ inline char* put_eight(char* p, std::uint32_t v) {
 // no registers.
 char* put_large(char* p, std::uint64_t v);
 
-// Writes the digits of v at p (at most 20 bytes) and returns the end. Nearly every number
-// of a report (offsets, sizes, line and trace numbers) is below 10^8: those are written
-// forwards, the length picked by two or three compares, with no digit count and no
-// division of a 64-bit value; kernel addresses and larger take put_large.
+// Writes the digits of v at p and returns their end. Stores at most 20 bytes at p: the
+// bytes between the end and p + 20 may be overwritten (scratch; the JSON writer makes room
+// for a whole number before it writes one). Nearly every number of a report (offsets,
+// sizes, line and trace numbers) is below 10^8: those take one or two table copies and
+// no division of a 64-bit value; kernel addresses and larger take put_large.
 inline char* put(char* p, std::uint64_t v) {
   if (v >= 100'000'000) return put_large(p, v);
   const auto w = static_cast<std::uint32_t>(v);
-  if (w < 10'000) {
-    if (w < 100) return detail::put_small(p, w);
-    const std::uint32_t high = w / 100;
-    p = detail::put_small(p, high);
-    detail::put_pair(p, w - high * 100);
-    return p + 2;
-  }
-  if (w < 1'000'000) {
-    const std::uint32_t high = w / 10'000;
-    p = detail::put_small(p, high);
-    detail::put_four(p, w - high * 10'000);
-    return p + 4;
-  }
-  const std::uint32_t high = w / 1'000'000;
-  const std::uint32_t low = w - high * 1'000'000;
-  const std::uint32_t mid = low / 10'000;
-  p = detail::put_small(p, high);
-  detail::put_pair(p, mid);
-  detail::put_four(p + 2, low - mid * 10'000);
-  return p + 6;
+  if (w < 10'000) return detail::put_short(p, w);
+  const std::uint32_t high = w / 10'000;
+  p = detail::put_short(p, high);
+  detail::put_four(p, w - high * 10'000);
+  return p + 4;
 }
 
-// Any integer type up to 64 bits, with a '-' for a negative value (at most 21 bytes).
+// Any integer type up to 64 bits, with a '-' for a negative value (at most 21 bytes stored).
 template <typename Int>
 requires(std::is_integral_v<Int> && !std::is_same_v<Int, bool> && sizeof(Int) <= 8) char* put(char* p, Int v) {
   if constexpr (std::is_signed_v<Int>) {

@@ -202,7 +202,7 @@ bool report_json_detail::write_frame_direct(JsonWriter& w, const Frame& f) {
   J::put_scalar(p, f.line);
   J::put_literal(p, ",\"trace\":");
   // Nearly every frame is in one of a report's first ten traces: that digit is written here,
-  // without the call (decimal::put is out of line).
+  // without a table look-up.
   if (f.trace < 10)
     *p++ = static_cast<char>('0' + f.trace);
   else

@@ -26,7 +26,8 @@ std::string written(Int v) {
   std::memset(buf, '#', sizeof buf);
   char* end = btaudit::decimal::put(buf, v);
   BOOST_REQUIRE(end > buf && end <= buf + 21);
-  BOOST_TEST(*end == '#');  // nothing written past the end it returned
+  // Bytes past the end are scratch, but nothing is stored past the 21 bytes a number may take.
+  BOOST_TEST(std::string(buf + 21, buf + sizeof buf) == std::string(sizeof buf - 21, '#'));
   return std::string(buf, end);
 }
 
@@ -64,6 +65,13 @@ std::vector<Int> generated_values() {
   return out;
 }
 
+// An unsigned value stores at most 20 bytes (its digits and scratch after them).
+bool untouched_past_20(const char (&buf)[32]) {
+  for (std::size_t i = 20; i < sizeof buf; ++i)
+    if (buf[i] != '#') return false;
+  return true;
+}
+
 template <typename Int>
 void check_type() {
   for (Int v : generated_values<Int>()) {
@@ -90,12 +98,15 @@ BOOST_AUTO_TEST_CASE(every_integer_type_writes_to_chars_digits) {
   check_type<long>();
 }
 
-// put() writes values below 10^8 by length class and hands larger ones to put_large(),
-// which cuts them into eight-digit groups: every value below 10^6, 2000 values either side
-// of each class and group boundary, random values of every length.
+// put() writes values below 10^4 from a table, values below 10^8 as a table head and four
+// digits, and hands larger ones to put_large(), which cuts them into eight-digit groups:
+// every value below 10^6, 2000 values either side of each class and group boundary,
+// random values of every length.
 BOOST_AUTO_TEST_CASE(length_classes_and_digit_groups_match_to_chars) {
   std::vector<std::uint64_t> values;
   for (std::uint64_t v = 0; v < 1'000'000; ++v) values.push_back(v);
+  // Every head of the table below 10^8 (v / 10^4) with varied four-digit tails.
+  for (std::uint64_t v = 1'000'000; v < 100'000'000; v += 97) values.push_back(v);
   for (const std::uint64_t edge : {std::uint64_t{10'000}, std::uint64_t{1'000'000}, std::uint64_t{100'000'000},
                                    std::uint64_t{10'000'000'000'000'000}})
     for (std::uint64_t d = 0; d < 2'000; ++d) {
@@ -114,11 +125,12 @@ BOOST_AUTO_TEST_CASE(length_classes_and_digit_groups_match_to_chars) {
     char buf[32];
     std::memset(buf, '#', sizeof buf);
     char* end = btaudit::decimal::put(buf, v);
-    if (std::string(buf, end) != want || *end != '#') BOOST_TEST(std::string(buf, end) == want, "put, value " << want);
+    if (std::string(buf, end) != want || !untouched_past_20(buf))
+      BOOST_TEST(std::string(buf, end) == want, "put, value " << want);
     if (v < 100'000'000) continue;
     std::memset(buf, '#', sizeof buf);
     end = btaudit::decimal::put_large(buf, v);
-    if (std::string(buf, end) != want || *end != '#')
+    if (std::string(buf, end) != want || !untouched_past_20(buf))
       BOOST_TEST(std::string(buf, end) == want, "put_large, value " << want);
   }
 }
