@@ -97,6 +97,33 @@ inline bool copy_if_plain(char* p, const char* s, std::size_t n) {
   return true;
 }
 
+// copy_if_plain for a whole std::string, quicker for the short strings a frame holds (function
+// names, "file.c:123"): a string of up to 16 bytes is read and stored as one 16-byte block
+// where copy_if_plain takes two overlapping words, and one of up to 32 as two blocks, inline.
+// The one block may reach past s.size() but never past the string's own buffer: a std::string
+// owns capacity() + 1 bytes (the terminator's), and capacity() is at least 15 (its in-object
+// buffer). Bytes past the end are left out of the check; those stored past p + s.size() are
+// scratch, so the caller must have room for 16 bytes at p.
+[[gnu::always_inline]] inline bool copy_plain_string(char* p, const std::string& s) {
+#if defined(__SSE2__)
+  const std::size_t n = s.size();
+  const char* d = s.data();
+  if (n <= 16 && s.capacity() >= 15) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
+    return (special_bits(v) & ((1U << n) - 1)) == 0;
+  }
+  if (n <= 32) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + n - 16));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), a);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + n - 16), b);
+    return (special_bits(a) | special_bits(b)) == 0;
+  }
+#endif
+  return copy_if_plain(p, s.data(), s.size());
+}
+
 }  // namespace json_detail
 
 class JsonWriter {
@@ -108,15 +135,19 @@ class JsonWriter {
   static constexpr std::size_t kStage = std::size_t{16} << 10;
   // Strings up to this long are written by the scalar paths (after one check that they need no escaping).
   static constexpr std::size_t kShort = 96;
+  // The buffer has this many bytes more than its capacity: direct writers may store a few
+  // bytes of scratch past what they made room for (a 16-byte block for a short string, four
+  // digits for a number of one), which the next write overwrites.
+  static constexpr std::size_t kScratch = 64;
   // Where a sink-writer's blocks go; called with at most `capacity` bytes at a time.
   using Sink = std::function<void(std::string_view)>;
 
   // Appends to `out`.
-  explicit JsonWriter(std::string& out) : out_(&out), stage_(new char[kStage]), capacity_(kStage) {}
+  explicit JsonWriter(std::string& out) : out_(&out), stage_(new char[kStage + kScratch]), capacity_(kStage) {}
   // Hands blocks of `capacity` bytes (or the rest, on flush) to `sink`, with no copy in
   // between: a document of hundreds of MB goes out from the buffer it is written in.
   JsonWriter(Sink sink, std::size_t capacity) : sink_(std::move(sink)), capacity_(std::max(capacity, kStage)) {
-    stage_.reset(new char[capacity_]);
+    stage_.reset(new char[capacity_ + kScratch]);
   }
   JsonWriter(const JsonWriter&) = delete;
   JsonWriter& operator=(const JsonWriter&) = delete;
@@ -233,6 +264,27 @@ class JsonWriter {
     commit(end);
     done_value();
   }
+  // Direct writing of several items in a row into the array open last (a report's frames):
+  // run_begin() returns where the first goes and whether it takes a ','; the caller writes
+  // items with their commas up to run_limit(), calling run_flush(p) for room when it nears it
+  // (that keeps what is written up to p, hands the buffer on and returns where to go on,
+  // run_limit() staying where it was); run_end(p, items) keeps what was written up to p,
+  // `items` telling whether that was any item at all. Stores past run_limit() may reach
+  // kScratch bytes beyond it.
+  char* run_begin(bool& sep) {
+    sep = next_takes_comma();
+    return stage_.get() + staged_;
+  }
+  const char* run_limit() const { return stage_.get() + capacity_; }
+  char* run_flush(char* p) {
+    commit(p);
+    flush();
+    return stage_.get();
+  }
+  void run_end(char* p, bool items) {
+    commit(p);
+    if (items) take_comma();
+  }
   // After end_direct() of an object written without its closing '}': members follow
   // through the ordinary calls, and end_object() closes it.
   void continue_object() { first_.push_back(0); }
@@ -283,6 +335,14 @@ class JsonWriter {
     p += s.size() + 2;
     return true;
   }
+  // The same for a std::string, with copy_plain_string: up to 16 bytes of scratch past its end.
+  [[gnu::always_inline]] static bool put_string(char*& p, const std::string& s) {
+    if (!json_detail::copy_plain_string(p + 1, s)) return false;
+    *p = '"';
+    p[s.size() + 1] = '"';
+    p += s.size() + 2;
+    return true;
+  }
   // An optional string of any length: null when absent.
   static bool put_string_or_null(char*& p, const std::optional<std::string>& s) {
     return s ? put_string(p, *s) : put_scalar(p, std::nullopt);
@@ -290,7 +350,7 @@ class JsonWriter {
   static bool put_string_or_null(char*& p, const Boxed<std::string>& s) {
     return s ? put_string(p, *s) : put_scalar(p, std::nullopt);
   }
-  static bool put_scalar(char*& p, const std::string& s) { return put_scalar(p, std::string_view(s)); }
+  static bool put_scalar(char*& p, const std::string& s) { return s.size() <= kShort && put_string(p, s); }
   static bool put_scalar(char*& p, const char* s) { return put_scalar(p, std::string_view(s)); }
   template <typename T>
   static bool put_scalar(char*& p, const std::optional<T>& v) {

@@ -74,23 +74,24 @@ void write_debug_fields(JsonWriter& w, const FrameDebugInfo& d) {
 namespace {
 
 // The constant stretches of a frame's text between its strings and numbers, one per value of
-// the enums they hold, rendered once: `,"printed_unreliable":false,"stack":"task","exception":`,
-// `,"verdict":"stale","reason":"` and `function_start","line":`. Each is one fixed-size copy
-// instead of keys, flags and names written piece by piece (a frame is the bulk of a report's
-// JSON). Enum names are snake_case words from constant tables: no escaping to check.
+// the enums they hold, rendered once: `,"printed_unreliable":false,"stack":"task","exception":`
+// and `reliable","reason":"unwinder","line":`. Each is one fixed-size copy instead of keys,
+// flags and names written piece by piece (a frame is the bulk of a report's JSON). Enum names
+// are snake_case words from constant tables: no escaping to check.
+template <std::size_t Capacity>
 struct Fragment {
-  static constexpr std::size_t kCapacity = 64;
-  std::array<char, kCapacity> text{};
+  std::array<char, Capacity> text{};
   std::size_t size = 0;
-  // Copies all kCapacity bytes (a fixed-size copy, inlined), keeps size of them.
+  // Copies all Capacity bytes (a fixed-size copy, inlined), keeps size of them.
   void put(char*& p) const {
-    std::memcpy(p, text.data(), kCapacity);
+    std::memcpy(p, text.data(), Capacity);
     p += size;
   }
 };
 
-constexpr Fragment fragment(std::initializer_list<std::string_view> parts) {
-  Fragment f;
+template <std::size_t Capacity>
+constexpr Fragment<Capacity> fragment(std::initializer_list<std::string_view> parts) {
+  Fragment<Capacity> f;
   for (const std::string_view part : parts)
     for (const char c : part) f.text.at(f.size++) = c;  // at(): a text too long fails to compile or throws
   return f;
@@ -100,30 +101,40 @@ constexpr std::size_t kStackKinds = static_cast<std::size_t>(StackKind::Unknown)
 constexpr std::size_t kVerdicts = static_cast<std::size_t>(Verdict::Unknown) + 1;
 constexpr std::size_t kReasons = static_cast<std::size_t>(Reason::ScannedTextAddress) + 1;
 
-// By printed_unreliable * kStackKinds + stack.
-constexpr std::array<Fragment, 2 * kStackKinds> kFlagStackFragments = [] {
-  std::array<Fragment, 2 * kStackKinds> t{};
+// By printed_unreliable * kStackKinds + stack: the flags of a frame that has a module, build id,
+// address or exception.
+constexpr std::array<Fragment<64>, 2 * kStackKinds> kFlagStackFragments = [] {
+  std::array<Fragment<64>, 2 * kStackKinds> t{};
   for (std::size_t i = 0; i < t.size(); ++i)
-    t[i] = fragment({R"(,"printed_unreliable":)", i >= kStackKinds ? "true" : "false", R"(,"stack":")",
-                     to_string(static_cast<StackKind>(i % kStackKinds)), R"(","exception":)"});
+    t[i] = fragment<64>({R"(,"printed_unreliable":)", i >= kStackKinds ? "true" : "false", R"(,"stack":")",
+                         to_string(static_cast<StackKind>(i % kStackKinds)), R"(","exception":)"});
   return t;
 }();
 
-constexpr std::array<Fragment, kVerdicts> kVerdictFragments = [] {
-  std::array<Fragment, kVerdicts> t{};
+// The same for a frame with none of them, nearly every frame of a text log: everything from its
+// size to its verdict in one copy.
+constexpr std::array<Fragment<128>, 2 * kStackKinds> kPlainFlagStackFragments = [] {
+  std::array<Fragment<128>, 2 * kStackKinds> t{};
   for (std::size_t i = 0; i < t.size(); ++i)
-    t[i] = fragment({R"(,"verdict":")", to_string(static_cast<Verdict>(i)), R"(","reason":")"});
+    t[i] = fragment<128>({R"(,"module":null,"build_id":null,"address":null,"printed_unreliable":)",
+                          i >= kStackKinds ? "true" : "false", R"(,"stack":")",
+                          to_string(static_cast<StackKind>(i % kStackKinds)), R"(","exception":null,"verdict":")"});
   return t;
 }();
 
-const Fragment& reason_fragment(Reason r) {
+using VerdictReasonFragments = std::array<Fragment<64>, kVerdicts * kReasons>;
+
+// By verdict * kReasons + reason: `reliable","reason":"unwinder","line":`.
+const VerdictReasonFragments& verdict_reason_fragments() {
   // reason_code() is not constexpr (verdict.cpp): the table is built on first use, then only read.
-  static const std::array<Fragment, kReasons> table = [] {
-    std::array<Fragment, kReasons> t{};
-    for (std::size_t i = 0; i < t.size(); ++i) t[i] = fragment({reason_code(static_cast<Reason>(i)), R"(","line":)"});
+  static const VerdictReasonFragments table = [] {
+    VerdictReasonFragments t{};
+    for (std::size_t i = 0; i < t.size(); ++i)
+      t[i] = fragment<64>({to_string(static_cast<Verdict>(i / kReasons)), R"(","reason":")",
+                           reason_code(static_cast<Reason>(i % kReasons)), R"(","line":)"});
     return t;
   }();
-  return table[static_cast<std::size_t>(r)];
+  return table;
 }
 
 }  // namespace
@@ -153,31 +164,33 @@ void report_json_detail::write_frame_fields(JsonWriter& w, const Frame& f) {
 
 namespace {
 
-std::size_t length_of(const std::optional<std::string>& s) { return s ? s->size() : 0; }
-std::size_t length_of(const Boxed<std::string>& s) { return s ? s->size() : 0; }
-
-// The strings of a frame take their length and quotes; everything else fits in this
-// (keys and punctuation about 220 bytes, five numbers, three fragments copied whole).
-constexpr std::size_t kFrameFixed = 640;
 // Frames whose strings are longer than this (never seen in a real trace) take the general path.
-constexpr std::size_t kFrameStrings = std::size_t{8} << 10;
+constexpr std::size_t kFrameString = 1024;
+// Room for one frame written directly: keys and punctuation (about 220 bytes), five numbers and
+// the fragments copied whole fit in 640 bytes; the five strings add their length and quotes.
+constexpr std::size_t kFrameRoom = 640 + 5 * (kFrameString + 2);
+static_assert(kFrameRoom <= JsonWriter::kStage, "a frame fits the writer's smallest buffer");
 
-}  // namespace
+// A string of a frame, quoted, or null; false, having written part of it, when it needs
+// escaping or is longer than kFrameString.
+[[gnu::always_inline]] inline bool put_frame_string_or_null(char*& p, const Boxed<std::string>& s) {
+  if (!s) return JsonWriter::put_scalar(p, std::nullopt);
+  return s->size() <= kFrameString && JsonWriter::put_string(p, *s);
+}
 
-// The same members as write_frame_fields, written straight into the writer's buffer with
-// constant key fragments: a frame is the bulk of a report's JSON. Returns false, having
-// kept nothing, when a string needs escaping or the frame is too large.
-bool report_json_detail::write_frame_direct(JsonWriter& w, const Frame& f) {
+// The members of a frame that direct writing covers, from its '{' to its last member before
+// the debuginfo ones (no '}'), straight at p: the same text as write_frame_fields. Returns
+// false, p's bytes being scratch, when a string needs escaping or is too long. Needs
+// kFrameRoom bytes at p.
+[[gnu::always_inline]] inline bool put_frame_members(char*& out, const Frame& f, const VerdictReasonFragments& vr) {
   using J = JsonWriter;
-  const std::size_t strings = length_of(f.function) + length_of(f.module) + length_of(f.build_id) +
-                              length_of(f.exception) + length_of(f.source);
-  if (strings > kFrameStrings) return false;
-  char* p = w.begin_direct(kFrameFixed + strings);
+  char* p = out;
   if (f.function) {
     // The quotes go out with the keys around the name.
+    const std::string& function = *f.function;
     J::put_literal(p, R"({"function":")");
-    if (!json_detail::copy_if_plain(p, f.function->data(), f.function->size())) return false;
-    p += f.function->size();
+    if (function.size() > kFrameString || !json_detail::copy_plain_string(p, function)) return false;
+    p += function.size();
     J::put_literal(p, R"(","offset":)");
   } else {
     J::put_literal(p, R"({"function":null,"offset":)");
@@ -185,20 +198,21 @@ bool report_json_detail::write_frame_direct(JsonWriter& w, const Frame& f) {
   J::put_scalar(p, f.offset);
   J::put_literal(p, ",\"size\":");
   J::put_scalar(p, f.size);
-  if (!f.module && !f.build_id) {
-    J::put_literal(p, R"(,"module":null,"build_id":null,"address":)");  // nearly every frame
+  const std::size_t flags = (f.printed_unreliable ? kStackKinds : 0) + static_cast<std::size_t>(f.stack);
+  if (!f.module && !f.build_id && !f.address && !f.exception) {
+    kPlainFlagStackFragments[flags].put(p);  // nearly every frame
   } else {
     J::put_literal(p, ",\"module\":");
-    if (!J::put_string_or_null(p, f.module)) return false;
+    if (!put_frame_string_or_null(p, f.module)) return false;
     J::put_literal(p, ",\"build_id\":");
-    if (!J::put_string_or_null(p, f.build_id)) return false;
+    if (!put_frame_string_or_null(p, f.build_id)) return false;
     J::put_literal(p, ",\"address\":");
+    J::put_scalar(p, f.address);
+    kFlagStackFragments[flags].put(p);
+    if (!put_frame_string_or_null(p, f.exception)) return false;
+    J::put_literal(p, ",\"verdict\":\"");
   }
-  J::put_scalar(p, f.address);
-  kFlagStackFragments[(f.printed_unreliable ? kStackKinds : 0) + static_cast<std::size_t>(f.stack)].put(p);
-  if (!J::put_string_or_null(p, f.exception)) return false;
-  kVerdictFragments[static_cast<std::size_t>(f.verdict)].put(p);
-  reason_fragment(f.reason).put(p);
+  vr[static_cast<std::size_t>(f.verdict) * kReasons + static_cast<std::size_t>(f.reason)].put(p);
   J::put_scalar(p, f.line);
   J::put_literal(p, ",\"trace\":");
   // Nearly every frame is in one of a report's first ten traces: that digit is written here,
@@ -208,10 +222,25 @@ bool report_json_detail::write_frame_direct(JsonWriter& w, const Frame& f) {
   else
     J::put_scalar(p, f.trace);
   if (f.source) {
-    J::put_literal(p, ",\"source_text\":");
-    if (!J::put_string(p, *f.source)) return false;
+    const std::string& source = *f.source;
+    J::put_literal(p, R"(,"source_text":")");
+    if (source.size() > kFrameString || !json_detail::copy_plain_string(p, source)) return false;
+    p += source.size();
+    *p++ = '"';
   }
   if (f.inlined) J::put_literal(p, ",\"inlined_marker\":true");
+  out = p;
+  return true;
+}
+
+}  // namespace
+
+// The same members as write_frame_fields, written straight into the writer's buffer with
+// constant key fragments. Returns false, having kept nothing, when a string needs escaping or
+// is too long.
+bool report_json_detail::write_frame_direct(JsonWriter& w, const Frame& f) {
+  char* p = w.begin_direct(kFrameRoom);
+  if (!put_frame_members(p, f, verdict_reason_fragments())) return false;
   if (!f.debug && !f.slot) {
     *p++ = '}';
     w.end_direct(p);
@@ -228,6 +257,35 @@ bool report_json_detail::write_frame_direct(JsonWriter& w, const Frame& f) {
 
 void write_frame_json(JsonWriter& w, const Frame& f) {
   if (!report_json_detail::write_frame_direct(w, f)) report_json_detail::write_frame_fields(w, f);
+}
+
+// A report's frames, hundreds of them, as one run of direct writing (JsonWriter::run_begin):
+// no room, comma and commit bookkeeping of the writer per frame. A frame the run does not
+// cover (debuginfo or dump members, a string to escape) ends it and goes through
+// write_frame_json; the next run starts after it.
+void report_json_detail::write_frames_json(JsonWriter& w, const std::vector<Frame>& frames) {
+  const VerdictReasonFragments& vr = verdict_reason_fragments();
+  const Frame* f = frames.data();
+  const Frame* const end = f + frames.size();
+  while (f != end) {
+    bool sep = false;
+    char* p = w.run_begin(sep);
+    const char* const limit = w.run_limit();
+    bool wrote = false;
+    for (; f != end; ++f) {
+      if (static_cast<std::size_t>(limit - p) < kFrameRoom + 1) p = w.run_flush(p);
+      char* q = p;
+      *q = ',';
+      q += sep ? 1 : 0;
+      if (f->debug || f->slot || !put_frame_members(q, *f, vr)) break;
+      *q++ = '}';
+      p = q;
+      sep = true;
+      wrote = true;
+    }
+    w.run_end(p, wrote);
+    if (f != end) write_frame_json(w, *f++);
+  }
 }
 
 // The small objects of a report, written straight into the writer's buffer as frames are
@@ -353,6 +411,8 @@ void write_truncations_json(JsonWriter& w, const std::vector<Truncation>& trunca
 namespace report_json_detail {
 
 namespace {
+
+std::size_t length_of(const std::optional<std::string>& s) { return s ? s->size() : 0; }
 
 // Keys, punctuation, the numbers (21 bytes each at most) and the signature's 16 digits of
 // the head; the strings add their length and quotes.
@@ -612,12 +672,10 @@ void write_report(JsonWriter& w, const Report& r) {
   w.end_array();
   w.key("frames");
   w.begin_array();
-  for (const Frame& f : r.frames) {
-    if (Direct)
-      write_frame_json(w, f);
-    else
-      d::write_frame_fields(w, f);
-  }
+  if (Direct)
+    d::write_frames_json(w, r.frames);
+  else
+    for (const Frame& f : r.frames) d::write_frame_fields(w, f);
   w.end_array();
   w.end_object();
 }

@@ -23,6 +23,9 @@ void write_report_json(JsonWriter& w, const Report& r);
 namespace report_json_detail {
 bool write_frame_direct(JsonWriter& w, const Frame& f);
 void write_frame_fields(JsonWriter& w, const Frame& f);
+// The items of an array of frames (the array opened and closed by the caller): runs of direct
+// writing, write_frame_json for a frame a run leaves out.
+void write_frames_json(JsonWriter& w, const std::vector<Frame>& frames);
 // A block's registers as one object, {"RAX": 0, ...}.
 bool write_register_values_direct(JsonWriter& w, const RegisterSet& set);
 void write_register_values_fields(JsonWriter& w, const RegisterSet& set);

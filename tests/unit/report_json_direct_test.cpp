@@ -1,8 +1,10 @@
 // The JSON of a report's frames, registers, traces and sections is written straight into the
 // writer's buffer (render/report_json.cpp, report_json_detail); it must be the text the
 // general calls write, byte for byte, whatever the strings hold.
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cstddef>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -141,9 +143,148 @@ Report random_report(std::mt19937& rng) {
   return r;
 }
 
+// A string of n bytes, mostly of a kernel symbol's or a source path's characters, now and then
+// one that needs escaping; its buffer holds more bytes past its end (left there by a longer
+// string it was cut from, or reserved), plain or not: the 16-byte reads of
+// json_detail::copy_plain_string see them and must leave them out.
+std::string frame_text(std::mt19937& rng, std::size_t n) {
+  static const std::string plain = "abcdefghijklmnopqrstuvwxyz_ABCXYZ0123456789.$/:-+ ";
+  static const std::string special = "\"\\\n\x01\x7f\xc3\xa9\xff";
+  std::string s;
+  if (rng() % 3 == 0) s.reserve(n + rng() % 40);
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool odd = rng() % 60 == 0;
+    s += odd ? special[rng() % special.size()] : plain[rng() % plain.size()];
+  }
+  if (rng() % 2) {
+    // Bytes past the end within the buffer: cut from a longer string.
+    const std::size_t keep = s.size();
+    for (std::size_t i = rng() % 24; i > 0; --i) s += rng() % 2 ? '"' : '\x01';
+    s.resize(keep);
+  }
+  return s;
+}
+
+// A frame as text logs give them: a function name and a source of every length around the
+// copy's 16- and 32-byte blocks, small offsets and line numbers; now and then one with
+// module, build id, address or exception, debuginfo or a dump slot, or a string past the
+// direct writer's bound.
+Frame run_frame(std::mt19937& rng, std::uint32_t line) {
+  Frame f;
+  const auto length = [&rng]() -> std::size_t {
+    switch (rng() % 8) {
+      case 0: return rng() % 4;
+      case 1: return 14 + rng() % 4;                                          // 14..17
+      case 2: return 30 + rng() % 4;                                          // 30..33
+      case 3: return rng() % 200 == 0 ? 1000 + rng() % 60 : 40 + rng() % 60;  // around the 1024-byte bound
+      default: return rng() % 48;
+    }
+  };
+  if (rng() % 10 != 0) f.function = frame_text(rng, length());
+  if (rng() % 4 != 0) f.offset = rng() % 7 == 0 ? std::uint64_t{rng()} << 20 | rng() : rng() % 20000;
+  if (rng() % 4 != 0) f.size = rng() % 100000;
+  if (rng() % 30 == 0) f.module = frame_text(rng, length());
+  if (rng() % 40 == 0) f.build_id = frame_text(rng, length());
+  if (rng() % 20 == 0) f.address = std::uint64_t{0xffffffff00000000ULL} | rng();
+  if (rng() % 30 == 0) f.exception = frame_text(rng, rng() % 6);
+  if (rng() % 2) f.source = frame_text(rng, length());
+  f.inlined = rng() % 5 == 0;
+  f.printed_unreliable = rng() % 3 == 0;
+  f.stack = static_cast<btaudit::StackKind>(rng() % (static_cast<unsigned>(btaudit::StackKind::Unknown) + 1));
+  f.verdict = static_cast<btaudit::Verdict>(rng() % (static_cast<unsigned>(btaudit::Verdict::Unknown) + 1));
+  f.reason = static_cast<btaudit::Reason>(rng() % (static_cast<unsigned>(btaudit::Reason::ScannedTextAddress) + 1));
+  f.line = rng() % 50 == 0 ? rng() : line;
+  f.trace = rng() % 10 == 0 ? rng() % 300 : rng() % 3;
+  if (rng() % 60 == 0) f.debug = btaudit::FrameDebugInfo{};
+  if (rng() % 60 == 0) f.slot = std::uint64_t{rng()};
+  return f;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(report_json_direct)
+
+// write_frames_json (runs of direct writing, write_frame_json for what a run leaves out)
+// against write_frame_fields, frame by frame, for arrays of up to 400 frames: into a string
+// and through a sink of the smallest block size, so that runs cross the buffer's flushes.
+BOOST_AUTO_TEST_CASE(a_run_of_frames_is_the_text_of_the_general_calls) {
+  std::mt19937 rng(1409);
+  std::size_t frames_compared = 0;
+  for (int round = 0; round < 400; ++round) {
+    std::vector<Frame> frames;
+    const std::size_t n = round % 10 == 0 ? rng() % 3 : rng() % 400;
+    std::uint32_t line = rng() % 100000;
+    for (std::size_t i = 0; i < n; ++i) frames.push_back(run_frame(rng, line += 1 + rng() % 3));
+    const auto write = [&frames](JsonWriter& w, bool direct) {
+      w.begin_object();
+      w.key("frames");
+      w.begin_array();
+      if (direct)
+        detail::write_frames_json(w, frames);
+      else
+        for (const Frame& f : frames) detail::write_frame_fields(w, f);
+      w.end_array();
+      w.field("after", 1);
+      w.end_object();
+    };
+    std::string general;
+    {
+      JsonWriter w(general);
+      write(w, false);
+    }
+    std::string in_string;
+    {
+      JsonWriter w(in_string);
+      write(w, true);
+    }
+    std::string through_sink;
+    std::size_t blocks = 0;
+    {
+      JsonWriter w(
+          [&](std::string_view block) {
+            BOOST_TEST(block.size() <= JsonWriter::kStage);
+            through_sink += block;
+            ++blocks;
+          },
+          JsonWriter::kStage);
+      write(w, true);
+    }
+    BOOST_TEST(in_string == general);
+    BOOST_TEST(through_sink == general);
+    if (general.size() > 2 * JsonWriter::kStage) BOOST_TEST(blocks > 1u);
+    frames_compared += n;
+  }
+  BOOST_TEST(frames_compared > 50'000u);
+}
+
+// json_detail::copy_plain_string against copy_if_plain on strings of every length up to 80,
+// plain or with one byte to escape at every position, with bytes to escape left past their end.
+BOOST_AUTO_TEST_CASE(copy_plain_string_agrees_with_copy_if_plain) {
+  std::mt19937 rng(16);
+  for (std::size_t n = 0; n <= 80; ++n)
+    for (std::size_t bad = 0; bad <= n; ++bad)  // bad == n: plain throughout
+      for (int variant = 0; variant < 4; ++variant) {
+        std::string s = frame_text(rng, n);
+        for (char& c : s)
+          if (!btaudit::json_detail::kPlain[static_cast<unsigned char>(c)]) c = 'q';
+        if (bad < n) s[bad] = variant % 2 ? '"' : '\x1f';
+        if (variant >= 2) {
+          const std::size_t keep = s.size();
+          s.append(20, '\\');
+          s.resize(keep);
+        }
+        char a[128];
+        char b[128];
+        std::memset(a, '#', sizeof a);
+        std::memset(b, '#', sizeof b);
+        const bool fast = btaudit::json_detail::copy_plain_string(a, s);
+        const bool general = btaudit::json_detail::copy_if_plain(b, s.data(), s.size());
+        BOOST_TEST(fast == general, "length " << n << " bad byte at " << bad);
+        if (fast && general) BOOST_TEST(std::string(a, n) == std::string(b, n));
+        BOOST_TEST(std::string(a + std::max<std::size_t>(n, 16), a + sizeof a) ==
+                   std::string(sizeof a - std::max<std::size_t>(n, 16), '#'));  // at most 16 bytes or n stored
+      }
+}
 
 BOOST_AUTO_TEST_CASE(direct_writing_gives_the_text_of_the_general_calls) {
   std::mt19937 rng(14);
