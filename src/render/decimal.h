@@ -2,9 +2,9 @@
 // frames carry offsets, sizes and line numbers (a few digits each) and its registers 20-digit
 // values; libstdc++'s to_chars counts the digits with a division loop before it writes them
 // in pairs with 64-bit divisions. Here a value below 10^4 (most of them) is one copy from a
-// table that holds its digits and their count, a value below 10^8 is cut once into such a
-// head and four digits with leading zeros, and a larger one is cut into groups of eight
-// digits, each written in pairs from 32-bit arithmetic.
+// table that holds its four digits and their count, a value below 10^8 is cut once into such
+// a head and four digits with leading zeros (one copy more), and a larger one is cut into
+// groups of eight digits, each two copies from the table.
 #pragma once
 #include <array>
 #include <bit>
@@ -25,31 +25,16 @@ inline constexpr std::array<std::uint64_t, 20> kPowersOf10 = [] {
   }
   return p;
 }();
-// "00" "01" ... "99": the two digits of each value below 100.
-inline constexpr std::array<char, 200> kPairs = [] {
-  std::array<char, 200> t{};
-  for (std::size_t i = 0; i < 100; ++i) {
-    t[2 * i] = static_cast<char>('0' + i / 10);
-    t[2 * i + 1] = static_cast<char>('0' + i % 10);
-  }
-  return t;
-}();
-
-inline void put_pair(char* at, std::uint32_t v) { std::memcpy(at, kPairs.data() + 2 * v, 2); }
-
-// The digits of a value below 10^4 without leading zeros, left-aligned in four bytes (the
-// rest '0', never read as digits), and how many they are: eight bytes an entry, 80 KB in all.
-struct alignas(8) ShortDigits {
-  std::array<char, 4> text{};
-  std::uint8_t length = 0;
-};
-inline constexpr std::array<ShortDigits, 10'000> kShortDigits = [] {
-  std::array<ShortDigits, 10'000> t{};
+// Each value below 10^4 in eight bytes: its four digits with leading zeros, then their count
+// without them (80 KB in all). The digits without leading zeros are the last `count` of the
+// four: a copy of four bytes from there writes them (and the count byte, as scratch, after them).
+inline constexpr std::size_t kCountByte = 4;
+inline constexpr std::array<std::array<char, 8>, 10'000> kFourDigits = [] {
+  std::array<std::array<char, 8>, 10'000> t{};
   for (std::uint32_t v = 0; v < t.size(); ++v) {
-    ShortDigits& e = t[v];
-    e.length = static_cast<std::uint8_t>(v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : 4);
-    e.text = {'0', '0', '0', '0'};
-    for (std::uint32_t k = e.length, r = v; k-- > 0; r /= 10) e.text[k] = static_cast<char>('0' + r % 10);
+    std::array<char, 8>& e = t[v];
+    for (std::uint32_t k = 4, r = v; k-- > 0; r /= 10) e[k] = static_cast<char>('0' + r % 10);
+    e[kCountByte] = static_cast<char>(v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : 4);
   }
   return t;
 }();
@@ -65,16 +50,13 @@ constexpr int length(std::uint64_t v) {
 namespace detail {
 // The digits of v < 10^4: a copy of four bytes (those past the digits are scratch) and the count.
 inline char* put_short(char* p, std::uint32_t v) {
-  const ShortDigits& e = kShortDigits[v];
-  std::memcpy(p, e.text.data(), 4);
-  return p + e.length;
+  const std::array<char, 8>& e = kFourDigits[v];
+  const auto count = static_cast<std::size_t>(e[kCountByte]);
+  std::memcpy(p, e.data() + 4 - count, 4);
+  return p + count;
 }
 // Exactly four digits of v < 10000, with leading zeros.
-inline void put_four(char* p, std::uint32_t v) {
-  const std::uint32_t high = v / 100;
-  put_pair(p, high);
-  put_pair(p + 2, v - high * 100);
-}
+inline void put_four(char* p, std::uint32_t v) { std::memcpy(p, kFourDigits[v].data(), 4); }
 // Exactly eight digits of v < 10^8, with leading zeros.
 inline char* put_eight(char* p, std::uint32_t v) {
   const std::uint32_t high = v / 10'000;
