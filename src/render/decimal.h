@@ -51,7 +51,7 @@ namespace detail {
 // The digits of v < 10^4: a copy of four bytes (those past the digits are scratch) and the count.
 inline char* put_short(char* p, std::uint32_t v) {
   const std::array<char, 8>& e = kFourDigits[v];
-  const auto count = static_cast<std::size_t>(e[kCountByte]);
+  const auto count = static_cast<std::size_t>(static_cast<unsigned char>(e[kCountByte]));
   std::memcpy(p, e.data() + 4 - count, 4);
   return p + count;
 }

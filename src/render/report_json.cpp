@@ -210,7 +210,7 @@ static_assert(kFrameRoom <= JsonWriter::kStage, "a frame fits the writer's small
     J::put_scalar(p, f.address);
     kFlagStackFragments[flags].put(p);
     if (!put_frame_string_or_null(p, f.exception)) return false;
-    J::put_literal(p, ",\"verdict\":\"");
+    J::put_literal(p, R"(,"verdict":")");
   }
   vr[static_cast<std::size_t>(f.verdict) * kReasons + static_cast<std::size_t>(f.reason)].put(p);
   J::put_scalar(p, f.line);
