@@ -122,6 +122,16 @@ constexpr std::array<Fragment<128>, 2 * kStackKinds> kPlainFlagStackFragments = 
   return t;
 }();
 
+// The same from the flags on, for a frame with an address but no module, build id or exception
+// (the "[<ffffffff...>]" traces of older kernels), after `,"module":null,"build_id":null,"address":N`.
+constexpr std::array<Fragment<128>, 2 * kStackKinds> kAddressFlagStackFragments = [] {
+  std::array<Fragment<128>, 2 * kStackKinds> t{};
+  for (std::size_t i = 0; i < t.size(); ++i)
+    t[i] = fragment<128>({R"(,"printed_unreliable":)", i >= kStackKinds ? "true" : "false", R"(,"stack":")",
+                          to_string(static_cast<StackKind>(i % kStackKinds)), R"(","exception":null,"verdict":")"});
+  return t;
+}();
+
 using VerdictReasonFragments = std::array<Fragment<64>, kVerdicts * kReasons>;
 
 // By verdict * kReasons + reason: `reliable","reason":"unwinder","line":`.
@@ -199,8 +209,15 @@ static_assert(kFrameRoom <= JsonWriter::kStage, "a frame fits the writer's small
   J::put_literal(p, ",\"size\":");
   J::put_scalar(p, f.size);
   const std::size_t flags = (f.printed_unreliable ? kStackKinds : 0) + static_cast<std::size_t>(f.stack);
-  if (!f.module && !f.build_id && !f.address && !f.exception) {
-    kPlainFlagStackFragments[flags].put(p);  // nearly every frame
+  if (!f.module && !f.build_id && !f.exception) {
+    // Nearly every frame: with no address (recent kernels) or only an address (older ones).
+    if (!f.address) {
+      kPlainFlagStackFragments[flags].put(p);
+    } else {
+      J::put_literal(p, R"(,"module":null,"build_id":null,"address":)");
+      J::put_scalar(p, *f.address);
+      kAddressFlagStackFragments[flags].put(p);
+    }
   } else {
     J::put_literal(p, ",\"module\":");
     if (!put_frame_string_or_null(p, f.module)) return false;
