@@ -825,14 +825,15 @@ void ReportBuilder::add_register(std::string_view name, std::uint64_t value, std
   ++registers_kept_;
 }
 
-bool ReportBuilder::trace_shaped(std::string_view text) {
+bool ReportBuilder::trace_shaped(std::string_view text, bool& parsed) {
   const std::string_view s = trim(text);
   if (s.empty()) return false;
   if (opens_trace(s)) return true;
   // The shapes add_line reads as frames (see frame_shaped there); other lines need no parse.
   const char first = text[0];
   if (!in_trace_ && first != ' ' && first != '\t' && first != '[' && first != '(' && first != '<') return false;
-  return parse_trace_text(text, trace_);
+  parsed = parse_trace_text(text, trace_);
+  return parsed;
 }
 
 ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
@@ -847,8 +848,11 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
   // (not_trace_shaped), in place: one that is no blank can only open a trace as 'C', 'B' or 'b'
   // (opens_trace), out of a trace a frame's first byte is one of frame_shaped's, and in a trace
   // one that parse_trace_text reads (may_start_trace_text).
+  // trace_ holds this line's reading when trace_shaped() parsed it (and found a marker or a
+  // frame): the frame-shaped branch below, which would read the same text again, uses it.
+  bool parsed = false;
   if (timestamped_ && !line.had_timestamp && !modules_may_continue_ &&
-      (builder_detail::not_trace_shaped(line.text, in_trace_) || !trace_shaped(line.text)))
+      (builder_detail::not_trace_shaped(line.text, in_trace_) || !trace_shaped(line.text, parsed)))
     return Effect::Ignored;
   if (caller_kind_ && line.caller_kind && (line.caller_kind != caller_kind_ || line.caller_id != caller_id_)) {
     ++idle_;  // another context's output interleaved with ours: leave it out
@@ -913,7 +917,10 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
   const char first = text.empty() ? '\0' : text[0];
   const bool frame_shaped = in_trace_ || first == ' ' || first == '\t' || first == '[' || first == '(' || first == '<';
   if (frame_shaped) {
-    if (parse_trace_text(text, trace_)) {
+    // parse_trace_text trims the line's left first: it is given the line from where trim() found its first byte.
+    std::string_view from_first = text;
+    from_first.remove_prefix(static_cast<std::size_t>(s.data() - text.data()));
+    if (parsed || parse_trace_text(from_first, trace_)) {
       if (!in_trace_) {
         // Frames with no "Call Trace:" header: KASAN/KMSAN/KFENCE access stacks, lockdep chains.
         start_trace(pending_label_.empty() ? std::string("Call Trace") : pending_label_, line.number,

@@ -101,7 +101,8 @@ class ReportBuilder {
   void apply_markers(const std::vector<StackMarker>& markers, std::uint32_t line);
   bool parse_header_field(std::string_view s, std::uint32_t line);
   // A "Call Trace:" line, a frame or a stack marker (add_line asks builder_detail::not_trace_shaped first).
-  bool trace_shaped(std::string_view text);
+  // `parsed` is set when the answer came from parse_trace_text (trace_ then holds the line's reading).
+  bool trace_shaped(std::string_view text, bool& parsed);
   bool parse_psw_line(std::string_view s);
   bool parse_code_site(std::string_view s);
   bool parse_register_row(std::string_view s, std::uint32_t line);
