@@ -289,8 +289,9 @@ bool source_by_masks(const byte_masks::WordMasks& m, std::size_t w, std::size_t 
 // a name, which is no frame. Masks of the suffix's bytes answer what looks_like_source() searched
 // for byte by byte. Unknown for what parse_trace_text_general must read (lines that open with
 // anything else, a first word longer than 64 bytes); tests/unit/trace_line_fast_test.cpp checks
-// that both readings agree.
-[[gnu::noinline]] Quick read_symbol_line(std::string_view text, FrameText& f) {
+// that both readings agree. Always inline: parse_trace_text hands it three trace lines in four,
+// and a call, with its saves and restores of six registers, cost more there than the code it adds.
+[[gnu::always_inline]] inline Quick read_symbol_line(std::string_view text, FrameText& f) {
   if constexpr (!byte_masks::kAvailable) {
     return Quick::Unknown;
   } else {
