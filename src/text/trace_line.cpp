@@ -460,9 +460,11 @@ bool parse_trace_text(std::string_view text, TraceText& out) {
       out.has_frame = q == Quick::Frame;
       return out.has_frame;
     }
-  } else if (!s.empty() && !may_start_trace_text(c0)) {
+  } else if (!s.empty() && (!may_start_trace_text(c0) || (c0 == '0' && !starts_with_hex_literal(s)))) {
     // A line in a trace that is no frame (a hex dump row, "=====", a register row after a
     // digit): the general reading rejects it only after trying every form, and leaves this.
+    // A '0' starts a frame only as a raw "0x..." address: a row of a stack dump
+    // ("0000000000000000 ffffffff81d90889 ...") is no marker and no name either.
     out.markers.clear();
     out.has_frame = false;
     out.frame.reset();
