@@ -319,6 +319,7 @@ void ReportBuilder::start_trace(std::string label, std::uint32_t line, bool prim
   t.first_frame = static_cast<std::uint32_t>(report_.frames.size());
   t.line = line;
   report_.traces.push_back(std::move(t));
+  open_trace_ = static_cast<std::uint32_t>(report_.traces.size() - 1);
 }
 
 void ReportBuilder::end_trace() {
@@ -368,7 +369,7 @@ void ReportBuilder::apply_markers(const std::vector<StackMarker>& markers, std::
 void ReportBuilder::add_frame(const FrameText& text, std::uint32_t line) {
   ++frames_seen_;
   if (!keeping_trace_ || report_.frames.size() >= limits_.max_frames) return;  // counted in finish()
-  if (report_.sections.empty() || report_.sections.back().trace != report_.traces.size() - 1) {
+  if (report_.sections.empty() || report_.sections.back().trace != open_trace_) {
     set_stack(stack_, exception_, line);  // implicit first section of this trace
     saw_marker_in_trace_ = false;
   }
@@ -387,7 +388,7 @@ void ReportBuilder::add_frame(const FrameText& text, std::uint32_t line) {
   f.stack = stack_;
   if (exception_) f.exception = *exception_;  // a new frame holds none: nothing to reset
   f.line = line;
-  f.trace = static_cast<std::uint32_t>(report_.traces.size() - 1);
+  f.trace = open_trace_;
   report_.sections.back().frame_count++;
 }
 

@@ -138,6 +138,7 @@ class ReportBuilder {
   TraceText trace_;                    // the trace line being read, reused from line to line
   ReportLimits limits_;
   bool keeping_trace_ = true;       // the open trace is kept (false past limits_.max_frames traces)
+  std::uint32_t open_trace_ = 0;    // while keeping_trace_: the index of the open trace, report_.traces.back()
   std::uint64_t frames_seen_ = 0;   // frame lines read, kept or not
   std::uint64_t traces_seen_ = 0;   // traces started, kept or not
   std::uint64_t modules_seen_ = 0;  // module names read, kept or not
