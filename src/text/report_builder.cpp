@@ -959,10 +959,6 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
     touch(line.number);
     return Effect::Consumed;
   }
-  if (report_.body.size() < 16 && s.size() < 512) {
-    if (report_.body.empty()) report_.body.reserve(16);  // its bound: one allocation, not five
-    report_.body.emplace_back(s);
-  }
   ++idle_;
   return Effect::Ignored;
 }
