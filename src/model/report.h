@@ -86,7 +86,6 @@ struct Report {
   std::vector<RegisterSet> registers;
   std::string code_bytes;
   std::vector<std::string> modules;
-  std::vector<std::string> body;  // the first free-text lines (KASAN access line, lockdep detail, ...)
   // The report's own console lines as printed (prefixes stripped, other contexts'
   // lines left out), from its start line on, bounded: what title rules read. They view
   // the log the report was parsed from (a log of hundreds of MB is not copied line by

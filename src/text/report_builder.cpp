@@ -319,6 +319,7 @@ void ReportBuilder::start_trace(std::string label, std::uint32_t line, bool prim
   t.first_frame = static_cast<std::uint32_t>(report_.frames.size());
   t.line = line;
   report_.traces.push_back(std::move(t));
+  open_trace_ = static_cast<std::uint32_t>(report_.traces.size() - 1);
 }
 
 void ReportBuilder::end_trace() {
@@ -368,7 +369,7 @@ void ReportBuilder::apply_markers(const std::vector<StackMarker>& markers, std::
 void ReportBuilder::add_frame(const FrameText& text, std::uint32_t line) {
   ++frames_seen_;
   if (!keeping_trace_ || report_.frames.size() >= limits_.max_frames) return;  // counted in finish()
-  if (report_.sections.empty() || report_.sections.back().trace != report_.traces.size() - 1) {
+  if (report_.sections.empty() || report_.sections.back().trace != open_trace_) {
     set_stack(stack_, exception_, line);  // implicit first section of this trace
     saw_marker_in_trace_ = false;
   }
@@ -387,7 +388,7 @@ void ReportBuilder::add_frame(const FrameText& text, std::uint32_t line) {
   f.stack = stack_;
   if (exception_) f.exception = *exception_;  // a new frame holds none: nothing to reset
   f.line = line;
-  f.trace = static_cast<std::uint32_t>(report_.traces.size() - 1);
+  f.trace = open_trace_;
   report_.sections.back().frame_count++;
 }
 
@@ -825,14 +826,15 @@ void ReportBuilder::add_register(std::string_view name, std::uint64_t value, std
   ++registers_kept_;
 }
 
-bool ReportBuilder::trace_shaped(std::string_view text) {
+bool ReportBuilder::trace_shaped(std::string_view text, bool& parsed) {
   const std::string_view s = trim(text);
   if (s.empty()) return false;
   if (opens_trace(s)) return true;
   // The shapes add_line reads as frames (see frame_shaped there); other lines need no parse.
   const char first = text[0];
   if (!in_trace_ && first != ' ' && first != '\t' && first != '[' && first != '(' && first != '<') return false;
-  return parse_trace_text(text, trace_);
+  parsed = parse_trace_text(text, trace_);
+  return parsed;
 }
 
 ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
@@ -847,8 +849,11 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
   // (not_trace_shaped), in place: one that is no blank can only open a trace as 'C', 'B' or 'b'
   // (opens_trace), out of a trace a frame's first byte is one of frame_shaped's, and in a trace
   // one that parse_trace_text reads (may_start_trace_text).
+  // trace_ holds this line's reading when trace_shaped() parsed it (and found a marker or a
+  // frame): the frame-shaped branch below, which would read the same text again, uses it.
+  bool parsed = false;
   if (timestamped_ && !line.had_timestamp && !modules_may_continue_ &&
-      (builder_detail::not_trace_shaped(line.text, in_trace_) || !trace_shaped(line.text)))
+      (builder_detail::not_trace_shaped(line.text, in_trace_) || !trace_shaped(line.text, parsed)))
     return Effect::Ignored;
   if (caller_kind_ && line.caller_kind && (line.caller_kind != caller_kind_ || line.caller_id != caller_id_)) {
     ++idle_;  // another context's output interleaved with ours: leave it out
@@ -913,7 +918,10 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
   const char first = text.empty() ? '\0' : text[0];
   const bool frame_shaped = in_trace_ || first == ' ' || first == '\t' || first == '[' || first == '(' || first == '<';
   if (frame_shaped) {
-    if (parse_trace_text(text, trace_)) {
+    // parse_trace_text trims the line's left first: it is given the line from where trim() found its first byte.
+    std::string_view from_first = text;
+    from_first.remove_prefix(static_cast<std::size_t>(s.data() - text.data()));
+    if (parsed || parse_trace_text(from_first, trace_)) {
       if (!in_trace_) {
         // Frames with no "Call Trace:" header: KASAN/KMSAN/KFENCE access stacks, lockdep chains.
         start_trace(pending_label_.empty() ? std::string("Call Trace") : pending_label_, line.number,
@@ -950,10 +958,6 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
     pending_label_ = std::string(s.substr(0, s.size() - 1));
     touch(line.number);
     return Effect::Consumed;
-  }
-  if (report_.body.size() < 16 && s.size() < 512) {
-    if (report_.body.empty()) report_.body.reserve(16);  // its bound: one allocation, not five
-    report_.body.emplace_back(s);
   }
   ++idle_;
   return Effect::Ignored;

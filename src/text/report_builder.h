@@ -101,7 +101,8 @@ class ReportBuilder {
   void apply_markers(const std::vector<StackMarker>& markers, std::uint32_t line);
   bool parse_header_field(std::string_view s, std::uint32_t line);
   // A "Call Trace:" line, a frame or a stack marker (add_line asks builder_detail::not_trace_shaped first).
-  bool trace_shaped(std::string_view text);
+  // `parsed` is set when the answer came from parse_trace_text (trace_ then holds the line's reading).
+  bool trace_shaped(std::string_view text, bool& parsed);
   bool parse_psw_line(std::string_view s);
   bool parse_code_site(std::string_view s);
   bool parse_register_row(std::string_view s, std::uint32_t line);
@@ -137,6 +138,7 @@ class ReportBuilder {
   TraceText trace_;                    // the trace line being read, reused from line to line
   ReportLimits limits_;
   bool keeping_trace_ = true;       // the open trace is kept (false past limits_.max_frames traces)
+  std::uint32_t open_trace_ = 0;    // while keeping_trace_: the index of the open trace, report_.traces.back()
   std::uint64_t frames_seen_ = 0;   // frame lines read, kept or not
   std::uint64_t traces_seen_ = 0;   // traces started, kept or not
   std::uint64_t modules_seen_ = 0;  // module names read, kept or not

@@ -264,6 +264,18 @@ void parse_suffixes(std::string_view s, FrameText& f) {
 // group), '?', ':' (":mod:sym"), '0' ("0x..." raw address) and the first bytes of a symbol
 // name (scan::is_ident_start). A line that starts with any other byte is neither.
 
+// False when parse_trace_text_general reads no frame and no marker in `s`, a line that opens with
+// '[': after a '[' that is followed by neither '<' nor a name's first byte it reads only powerpc's
+// "[sp] [ip] symbol", two plain bracketed addresses; other such lines (console noise such as
+// "[0] MIN Duty = ..." or "[-1] ...") it rejects after trying every form.
+bool bracket_line_may_be_frame(std::string_view s) {
+  if (s.size() < 2 || s[1] == '<' || is_ident_start(s[1])) return true;  // its other forms: left to it
+  std::string_view t = s;
+  if (!parse_plain_bracket_address(t)) return false;
+  t = trim_left(t);
+  return parse_plain_bracket_address(t).has_value();
+}
+
 // What the one-pass reading below made of a line.
 enum class Quick { Frame, NoFrame, Unknown };
 
@@ -289,8 +301,9 @@ bool source_by_masks(const byte_masks::WordMasks& m, std::size_t w, std::size_t 
 // a name, which is no frame. Masks of the suffix's bytes answer what looks_like_source() searched
 // for byte by byte. Unknown for what parse_trace_text_general must read (lines that open with
 // anything else, a first word longer than 64 bytes); tests/unit/trace_line_fast_test.cpp checks
-// that both readings agree.
-[[gnu::noinline]] Quick read_symbol_line(std::string_view text, FrameText& f) {
+// that both readings agree. Always inline: parse_trace_text hands it three trace lines in four,
+// and a call, with its saves and restores of six registers, cost more there than the code it adds.
+[[gnu::always_inline]] inline Quick read_symbol_line(std::string_view text, FrameText& f) {
   if constexpr (!byte_masks::kAvailable) {
     return Quick::Unknown;
   } else {
@@ -459,9 +472,12 @@ bool parse_trace_text(std::string_view text, TraceText& out) {
       out.has_frame = q == Quick::Frame;
       return out.has_frame;
     }
-  } else if (!s.empty() && !may_start_trace_text(c0)) {
+  } else if (!s.empty() && (!may_start_trace_text(c0) || (c0 == '0' && !starts_with_hex_literal(s)) ||
+                            (c0 == '[' && !bracket_line_may_be_frame(s)))) {
     // A line in a trace that is no frame (a hex dump row, "=====", a register row after a
     // digit): the general reading rejects it only after trying every form, and leaves this.
+    // A '0' starts a frame only as a raw "0x..." address: a row of a stack dump
+    // ("0000000000000000 ffffffff81d90889 ...") is no marker and no name either.
     out.markers.clear();
     out.has_frame = false;
     out.frame.reset();

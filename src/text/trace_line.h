@@ -48,22 +48,25 @@ struct FrameText {
   bool inlined = false;
   bool printed_unreliable = false;
 
-  // Sets the fields of `f` that a trace line gives (the others are left alone).
+  // Sets the fields of `f`, a frame as constructed, that a trace line gives (the others are left
+  // alone). The optionals and flags a fresh frame holds empty are copied as they are, set or not.
   void fill(Frame& f) const;
   void reset();  // back to nothing printed
 };
 
-// Inline: the report builder calls it per frame, and the call cost more than its tests.
+// Inline: the report builder calls it per frame, and the call cost more than its tests. On a
+// fresh frame a copy of an empty optional or a false flag changes nothing, and costs less than
+// the test that skipped it.
 inline void FrameText::fill(Frame& f) const {
   if (!function.empty()) f.function.emplace(function);
-  if (offset) f.offset = offset;
-  if (size) f.size = size;
+  f.offset = offset;
+  f.size = size;
   if (!module.empty()) f.module.emplace(module);
   if (!build_id.empty()) f.build_id.emplace(build_id);
-  if (address) f.address = address;
+  f.address = address;
   if (!source.empty()) f.source.emplace(source);
-  if (inlined) f.inlined = true;
-  if (printed_unreliable) f.printed_unreliable = true;
+  f.inlined = inlined;
+  f.printed_unreliable = printed_unreliable;
 }
 
 struct TraceText {

@@ -356,10 +356,11 @@ BOOST_AUTO_TEST_CASE(frames_kept_in_order_across_growth_and_limits) {
   }
 }
 
-// Registers (reserved a block at a time) and body lines (reserved on the first): every one is
-// still kept, in order, up to its bound, and registers past ReportLimits::max_registers are counted. Generated: dumps
-// of 0-70 registers in rows of three against limits below, at and above the reservation.
-BOOST_AUTO_TEST_CASE(registers_and_body_kept_in_order_across_reservation) {
+// Registers (reserved a block at a time): every one is still kept, in order, up to its bound, and
+// registers past ReportLimits::max_registers are counted; free-text lines after them change
+// nothing. Generated: dumps of 0-70 registers in rows of three against limits below, at and above
+// the reservation.
+BOOST_AUTO_TEST_CASE(registers_kept_in_order_across_reservation) {
   const std::string marker = "BUG: sleeping function called from invalid context at mm/memory.c:3927";
   for (const std::size_t n : {0u, 1u, 3u, 31u, 32u, 33u, 64u, 70u}) {
     for (const std::size_t limit : {0u, 1u, 16u, 31u, 32u, 33u, 64u, 100u}) {
@@ -392,9 +393,6 @@ BOOST_AUTO_TEST_CASE(registers_and_body_kept_in_order_across_reservation) {
         for (const auto& t : r.truncated)
           if (t.what == "registers") counted = t.seen == n && t.kept == std::min(n, limit);
         BOOST_TEST(counted == (n > limit));
-        BOOST_REQUIRE_EQUAL(r.body.size(), 16u);
-        for (std::size_t k = 0; k < r.body.size(); ++k)
-          BOOST_TEST(r.body[k] == "free text line number " + std::to_string(k) + " of the report");
       }
     }
   }

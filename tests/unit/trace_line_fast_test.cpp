@@ -209,4 +209,71 @@ BOOST_AUTO_TEST_CASE(every_first_byte_reads_as_the_general_reading_does) {
   BOOST_TEST(frames > 1000u);
 }
 
+// Lines that open with '0' are read as a frame only as a raw "0x..." address, and lines that open
+// with '[' and no '<' or name only as powerpc's "[sp] [ip] symbol"; both are rejected before the
+// general reading otherwise: every short tail over the bytes that matter after either (exhaustively
+// up to three bytes), then random rows of stack dumps, addresses and markers, each after every
+// lead and read into a TraceText that holds the previous line's result.
+BOOST_AUTO_TEST_CASE(lines_opening_with_a_zero_or_bracket_read_as_the_general_reading_does) {
+  const std::string alphabet = "0x1fFgX [<>]()?:+/.-\t\x1b";
+  std::vector<std::string> tails = {""};
+  for (std::size_t len = 1, from = 0; len <= 3; ++len) {
+    const std::size_t to = tails.size();
+    for (std::size_t k = from; k < to; ++k)
+      for (const char c : alphabet) tails.push_back(tails[k] + c);
+    from = to;
+  }
+  std::mt19937 rng(27);
+  const std::vector<std::string> words = {"0000000000000000",
+                                          "ffffffff81d90889",
+                                          "0x",
+                                          "0xffffffffc00b7000",
+                                          "x",
+                                          "[mod]",
+                                          "<IRQ>",
+                                          "foo+0x1/0x2",
+                                          "(unreliable)",
+                                          "? ",
+                                          "00000000",
+                                          ":",
+                                          "[c000000000123456]",
+                                          "]",
+                                          "[0]",
+                                          "-1]",
+                                          "878]:",
+                                          "[<c0013cb8>]",
+                                          "(foo+0x0/0x10c)",
+                                          "0000000fe3f7b30]"};
+  // powerpc frames whose stack address opens with a digit, whole and cut short
+  const std::string ppc = "0000000fe3f7b30] [c000000000123456] .foo+0x12/0x34 (unreliable)";
+  for (std::size_t cut = 0; cut <= ppc.size(); ++cut) tails.push_back(ppc.substr(0, cut));
+  for (int k = 0; k < 20000; ++k) {
+    std::string tail;
+    const std::size_t n = rng() % 6;
+    for (std::size_t w = 0; w < n; ++w) tail += words[rng() % words.size()] + (rng() % 3 ? " " : "");
+    tails.push_back(tail);
+  }
+  TraceText fast;
+  TraceText general;
+  std::size_t frames = 0;
+  std::size_t mismatched = 0;
+  for (const char first : {'0', '['})
+    for (const std::string_view lead : {"", " ", "\t ", "? "})
+      for (const std::string& tail : tails) {
+        const std::string line = std::string(lead) + first + tail;
+        const bool a = parse_trace_text(line, fast);
+        const bool b = parse_trace_text_general(line, general);
+        frames += b && general.has_frame ? 1 : 0;
+        if (a != b || !same(fast, general)) {
+          ++mismatched;
+          BOOST_TEST_CONTEXT("line '" << line << "'") {
+            BOOST_TEST(a == b);
+            BOOST_TEST(same(fast, general));
+          }
+        }
+      }
+  BOOST_TEST(mismatched == 0u);
+  BOOST_TEST(frames > 300u);  // raw addresses among the rejects
+}
+
 BOOST_AUTO_TEST_SUITE_END()
