@@ -45,6 +45,14 @@ const LineScanner& line_scanner() {
   return scanner;
 }
 
+// The same, and whether a timestamp may stand behind other text (LineScan::stamp_open), for the
+// lines clean_line_deferred leaves that question to. (Apart: the pairs it adds to the scanner's
+// buckets would make more candidates on every other line.)
+const LineScanner& stamp_scanner() {
+  static const LineScanner scanner(embeddable_words(), kKeptPhrases, /*stamp_opens=*/true);
+  return scanner;
+}
+
 // Copies console lines into storage of their own, points them there and returns it.
 std::shared_ptr<const std::string> own_lines(std::vector<std::string_view>& lines) {
   std::size_t bytes = 0;
@@ -108,7 +116,11 @@ bool inline_expansion(std::string_view prev, std::string_view next) {
 }  // namespace
 
 LogParser::LogParser(std::string path, Sink sink, ParserLimits limits)
-    : scanner_(&line_scanner()), path_(std::move(path)), sink_(std::move(sink)), limits_(limits) {}
+    : scanner_(&line_scanner()),
+      stamp_scanner_(&stamp_scanner()),
+      path_(std::move(path)),
+      sink_(std::move(sink)),
+      limits_(limits) {}
 
 void LogParser::keep_text(const ReportBuilder& b, ReportText& text, const CleanLine& line, const LineScan& seen) const {
   if (text.stopped || line.foreign || text.lines.size() >= limits_.max_text_lines) return;
@@ -299,13 +311,18 @@ void LogParser::start(const StartMarker& marker, const CleanLine& line) {
 void LogParser::feed(std::string_view raw, const char* readable_end) {
   const bool cut = raw.size() > limits_.max_line_bytes;
   if (cut) raw = raw.substr(0, limits_.max_line_bytes);
-  const CleanLine line = clean_line(raw, ++line_no_, bare_prefixes_);
+  // A line with no prefix is not searched for a timestamp behind other text by the cleaner: the
+  // scan, which reads the line anyway, tells whether one may be there, and only then does the
+  // cleaner look (and the line, if it had one, is scanned again from it).
+  bool check_stamp = false;
+  CleanLine line = clean_line_deferred(raw, ++line_no_, bare_prefixes_, check_stamp);
+  // A foreign line is neither searched for start words nor kept as text: it needs no scan.
+  LineScan seen = line.foreign ? LineScan{} : (check_stamp ? stamp_scanner_ : scanner_)->scan(line.text, readable_end);
+  if (check_stamp && seen.stamp_open) reclean(raw, readable_end, line, seen);
   if (line.bare_prefix) bare_prefixes_ = true;
   // Cheap first-byte test inline: this runs on every line.
   if (!line.foreign && !line.text.empty() && (line.text[0] == 'L' || line.text[0] == 'K')) learn_boot_line(line.text);
   marker_.reset();
-  // A foreign line is neither searched for start words nor kept as text: it needs no scan.
-  const LineScan seen = line.foreign ? LineScan{} : scanner_->scan(line.text, readable_end);
   if (!parallel_.empty() && route_parallel(line, seen)) return;
   const bool had_trailing = trailing_.has_value();
   route(line, seen);
@@ -322,6 +339,14 @@ void LogParser::feed(std::string_view raw, const char* readable_end) {
     else
       keep_text(*trailing_, trailing_text_, line, seen);
   }
+}
+
+void LogParser::reclean(std::string_view raw, const char* readable_end, CleanLine& line, LineScan& seen) const {
+  // Most such brackets open no timestamp ("[0x1000-0x1fff]", "[1]"): the line is then as it came.
+  if (!has_stamp_behind(raw)) return;
+  line = clean_line(raw, line.number, bare_prefixes_);
+  if (line.foreign || line.text.data() != raw.data() || line.text.size() != raw.size())
+    seen = line.foreign ? LineScan{} : scanner_->scan(line.text, readable_end);
 }
 
 void LogParser::route(const CleanLine& line, const LineScan& seen) {

@@ -64,6 +64,9 @@ class LogParser {
     std::uint32_t line = 0;
     bool cut_here = false;  // WARN's "------------[ cut here ]------------", not a sanitizer's "=====" rule
   };
+  // A line clean_line_deferred left whole whose scan saw a '[' that may open a timestamp: the
+  // line as clean_line reads it, and its scan. (Out of line: the common path keeps one copy of each.)
+  [[gnu::noinline]] void reclean(std::string_view raw, const char* readable_end, CleanLine& line, LineScan& seen) const;
   void route(const CleanLine& line, const LineScan& seen);
   // A start line (few): kept out of route(), whose common path then needs fewer registers saved.
   [[gnu::noinline]] void route_start(const StartMarker& marker, const CleanLine& line);
@@ -77,7 +80,8 @@ class LogParser {
   void keep_text(const ReportBuilder& b, ReportText& text, const CleanLine& line, const LineScan& seen) const;
   void pin_storage(ReportText& text) const;
 
-  const LineScanner* scanner_;  // line_scanner() (log_parser.cpp), looked up once rather than per line
+  const LineScanner* scanner_;        // line_scanner() (log_parser.cpp), looked up once rather than per line
+  const LineScanner* stamp_scanner_;  // stamp_scanner() (log_parser.cpp), for lines clean_line_deferred leaves whole
   std::string path_;
   Sink sink_;
   ParserLimits limits_;
