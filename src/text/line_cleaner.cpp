@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "text/byte_masks.h"
 #include "text/log_transport.h"
 #include "text/scan.h"
 
@@ -251,6 +252,21 @@ bool plain_line(std::string_view s) { return line_cleaner_detail::plain_head(s) 
 }  // namespace
 
 bool has_stamp_behind(std::string_view s) {
+  // A line that gets here holds such a '[' (its scan saw one) and often more '[' before it ("PCI:
+  // [0x1000-0x1fff]", "rx[0][1]"): the '[' of sixteen bytes at a time as one mask, not a memchr
+  // call for each. Of the first eight '[' from position 1 on, as the general loop tries them.
+#if defined(__SSE2__)
+  int tries = 0;
+  for (std::size_t at = 1; at < s.size() && tries < 8;) {
+    const byte_masks::Block b = byte_masks::load(s, at);
+    unsigned opens = byte_masks::bits(_mm_cmpeq_epi8(b.v, _mm_set1_epi8('['))) >> b.shift;
+    for (; opens != 0 && tries < 8; opens &= opens - 1, ++tries) {
+      std::string_view t = s.substr(at + static_cast<unsigned>(__builtin_ctz(opens)));
+      if (t.size() > 1 && (t[1] == ' ' || t[1] == '\t' || is_digit(t[1])) && strip_timestamp(t)) return true;
+    }
+    at += b.count;
+  }
+#else
   std::size_t from = 1;
   for (int tries = 0; tries < 8 && from < s.size(); ++tries) {
     const void* open = std::memchr(s.data() + from, '[', s.size() - from);
@@ -260,6 +276,7 @@ bool has_stamp_behind(std::string_view s) {
     if (t.size() > 1 && (t[1] == ' ' || t[1] == '\t' || is_digit(t[1])) && strip_timestamp(t)) return true;
     from = at + 1;
   }
+#endif
   return false;
 }
 
