@@ -350,8 +350,10 @@ void LogParser::reclean(std::string_view raw, const char* readable_end, CleanLin
 }
 
 void LogParser::route(const CleanLine& line, const LineScan& seen) {
-  // Start and end lines are both read behind the indentation: it is taken once.
-  const std::string_view trimmed = scan::trim_left(line.text);
+  // Start and end lines are both read behind the indentation: it is taken once. (Most lines have
+  // none: their first byte, above ' ', tells, without trim_left's loop.)
+  const std::string_view trimmed =
+      !line.text.empty() && static_cast<unsigned char>(line.text[0]) > ' ' ? line.text : scan::trim_left(line.text);
   if (!line.foreign) {
     auto marker = match_start_trimmed(line.text, trimmed, seen);
     // A start word in a line that is not the kernel's (no timestamp, no caller id) while a
