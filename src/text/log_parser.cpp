@@ -354,7 +354,9 @@ void LogParser::route(const CleanLine& line, const LineScan& seen) {
   // none: their first byte, above ' ', tells, without trim_left's loop.)
   const std::string_view trimmed =
       !line.text.empty() && static_cast<unsigned char>(line.text[0]) > ' ' ? line.text : scan::trim_left(line.text);
-  if (!line.foreign) {
+  // Most lines open neither a start nor an end line, and hold no start word: one lookup tells.
+  const std::uint8_t roles = first_byte_roles(trimmed);
+  if (!line.foreign && ((roles & markers_detail::kMayStart) || seen.word_count != 0 || seen.more_words)) {
     auto marker = match_start_trimmed(line.text, trimmed, seen);
     // A start word in a line that is not the kernel's (no timestamp, no caller id) while a
     // report with caller ids is open: user space echoing the kernel, not a new report.
@@ -372,7 +374,7 @@ void LogParser::route(const CleanLine& line, const LineScan& seen) {
     }
   }
 
-  const EndMarker end = match_end_trimmed(trimmed);
+  const EndMarker end = (roles & markers_detail::kMayEnd) ? markers_detail::match_end_lines(trimmed) : EndMarker::None;
   if (open_) {
     open_->add_line(line);
     if (end == EndMarker::EndTrace) {
