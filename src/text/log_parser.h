@@ -67,7 +67,7 @@ class LogParser {
   // A line clean_line_deferred left whole whose scan saw a '[' that may open a timestamp: the
   // line as clean_line reads it, and its scan. (Out of line: the common path keeps one copy of each.)
   [[gnu::noinline]] void reclean(std::string_view raw, const char* readable_end, CleanLine& line, LineScan& seen) const;
-  void route(const CleanLine& line, const LineScan& seen);
+  [[gnu::always_inline]] inline void route(const CleanLine& line, const LineScan& seen);
   // A start line (few): kept out of route(), whose common path then needs fewer registers saved.
   [[gnu::noinline]] void route_start(const StartMarker& marker, const CleanLine& line);
   void flush_trailing();
