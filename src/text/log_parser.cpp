@@ -123,6 +123,11 @@ LogParser::LogParser(std::string path, Sink sink, ParserLimits limits)
       limits_(limits) {}
 
 void LogParser::keep_text(const ReportBuilder& b, ReportText& text, const CleanLine& line, const LineScan& seen) const {
+  keep_text_inline(b, text, line, seen);
+}
+
+void LogParser::keep_text_inline(const ReportBuilder& b, ReportText& text, const CleanLine& line,
+                                 const LineScan& seen) const {
   if (text.stopped || line.foreign || text.lines.size() >= limits_.max_text_lines) return;
   // A timestamped report's text keeps timestamped lines only: the others (user space on a shared
   // console, a fuzzer's program listing) are not the kernel's, and syzkaller keeps only lines of
@@ -330,7 +335,7 @@ void LogParser::feed(std::string_view raw, const char* readable_end) {
   if (cut && open_) open_->note_cut_line(limits_.max_line_bytes);
   // Whatever the line did, the report it now belongs to keeps it for the title rules.
   if (open_)
-    keep_text(*open_, open_text_, line, seen);
+    keep_text_inline(*open_, open_text_, line, seen);
   else if (closed_)
     keep_text(*closed_, closed_text_, line, seen);
   if (trailing_ && had_trailing) {

@@ -78,6 +78,9 @@ class LogParser {
   void flush_closed();
   // `seen`: line_scanner()'s scan of line.text (log_parser.cpp).
   void keep_text(const ReportBuilder& b, ReportText& text, const CleanLine& line, const LineScan& seen) const;
+  // keep_text's body, inlined where the open report keeps its lines (nearly every line).
+  [[gnu::always_inline]] inline void keep_text_inline(const ReportBuilder& b, ReportText& text, const CleanLine& line,
+                                                      const LineScan& seen) const;
   void pin_storage(ReportText& text) const;
 
   const LineScanner* scanner_;        // line_scanner() (log_parser.cpp), looked up once rather than per line
