@@ -326,7 +326,9 @@ void LogParser::feed(std::string_view raw, const char* readable_end) {
   if (check_stamp && seen.stamp_open) reclean(raw, readable_end, line, seen);
   if (line.bare_prefix) bare_prefixes_ = true;
   // Cheap first-byte test inline: this runs on every line.
-  if (!line.foreign && !line.text.empty() && (line.text[0] == 'L' || line.text[0] == 'K')) learn_boot_line(line.text);
+  // (The first byte before the rest: nearly every line fails there.)
+  const char first = line.text.empty() ? '\0' : line.text[0];
+  if ((first == 'L' || first == 'K') && !line.foreign) learn_boot_line(line.text);
   marker_.reset();
   if (!parallel_.empty() && route_parallel(line, seen)) return;
   const bool had_trailing = trailing_.has_value();
