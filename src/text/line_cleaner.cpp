@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "text/byte_masks.h"
 #include "text/log_transport.h"
 #include "text/scan.h"
 
@@ -243,38 +244,41 @@ bool clean_printk_line(std::string_view s, bool separator_free, CleanLine& out) 
 // A line with no prefix at all, the other common shape ("PCI: ...", a serial console's user-space
 // text, a frame's " f+0x1/0x2 lib/x.c:16 [inline]", an ARM frame's "[<80de0078>] (f) from ...", a
 // hex dump's "1a80: 00000000 ..."): the general loop strips nothing from its start, and its search
-// for a kernel record behind user-space text (a timestamp after a later '[') finds none. This is
-// that search, as the loop makes it; true when the general loop would leave the line whole.
-bool plain_line(std::string_view s) {
-  if (s.empty()) return false;
-  const char c = s[0];
-  if (c == '[') {
-    // The loop reads a '[' as a timestamp (a space, tab or digit behind it), dmesg -T's stamp (an
-    // upper-case letter), a caller id (a space, 'T' or 'C') or systemd's status ('\x1b').
-    if (s.size() < 2) return false;
-    const char d = s[1];
-    if (d == ' ' || d == '\t' || is_digit(d) || (d >= 'A' && d <= 'Z') || d == '\x1b') return false;
-  } else if (is_digit(c)) {
-    // The loop reads a digit as a kmsg record (a ',' at 1..3), RFC 5424 ("1 ") or RFC 3339 ("2024-").
-    if (s.size() > 4 && (s[1] == ',' || s[2] == ',' || s[3] == ',')) return false;
-    if (c == '1' && s.size() > 1 && s[1] == ' ') return false;
-    if (s.size() > 10 && s[4] == '-') return false;
-  } else if (c == '<' || c == '\x1b' || (c >= 'A' && c <= 'S' && s.size() >= 20 && s[3] == ' ')) {
-    return false;
+// for a kernel record behind user-space text (a timestamp after a later '[') finds none. That
+// search, as the loop makes it, is has_stamp_behind; true when the general loop would leave the
+// line whole.
+bool plain_line(std::string_view s) { return line_cleaner_detail::plain_head(s) && !has_stamp_behind(s); }
+
+}  // namespace
+
+bool has_stamp_behind(std::string_view s) {
+  // A line that gets here holds such a '[' (its scan saw one) and often more '[' before it ("PCI:
+  // [0x1000-0x1fff]", "rx[0][1]"): the '[' of sixteen bytes at a time as one mask, not a memchr
+  // call for each. Of the first eight '[' from position 1 on, as the general loop tries them.
+#if defined(__SSE2__)
+  int tries = 0;
+  for (std::size_t at = 1; at < s.size() && tries < 8;) {
+    const byte_masks::Block b = byte_masks::load(s, at);
+    unsigned opens = byte_masks::bits(_mm_cmpeq_epi8(b.v, _mm_set1_epi8('['))) >> b.shift;
+    for (; opens != 0 && tries < 8; opens &= opens - 1, ++tries) {
+      std::string_view t = s.substr(at + static_cast<unsigned>(__builtin_ctz(opens)));
+      if (t.size() > 1 && (t[1] == ' ' || t[1] == '\t' || is_digit(t[1])) && strip_timestamp(t)) return true;
+    }
+    at += b.count;
   }
+#else
   std::size_t from = 1;
   for (int tries = 0; tries < 8 && from < s.size(); ++tries) {
     const void* open = std::memchr(s.data() + from, '[', s.size() - from);
-    if (open == nullptr) return true;
+    if (open == nullptr) return false;
     const auto at = static_cast<std::size_t>(static_cast<const char*>(open) - s.data());
     std::string_view t = s.substr(at);
-    if (t.size() > 1 && (t[1] == ' ' || t[1] == '\t' || is_digit(t[1])) && strip_timestamp(t)) return false;
+    if (t.size() > 1 && (t[1] == ' ' || t[1] == '\t' || is_digit(t[1])) && strip_timestamp(t)) return true;
     from = at + 1;
   }
-  return true;
+#endif
+  return false;
 }
-
-}  // namespace
 
 void line_cleaner_detail::clean_line_slow(std::string_view raw, bool separator_free, CleanLine& out) {
   const std::uint32_t number = out.number;

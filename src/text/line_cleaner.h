@@ -54,7 +54,7 @@ inline bool printk_stamp16(const char* p) {
 // read without strip_caller's open-ended loops. Strips it and returns true exactly when
 // strip_caller (line_cleaner.cpp) would read those eight bytes as a caller id; false for any
 // other shape (which strip_caller then reads, or not).
-inline bool printk_caller(std::string_view& s, char& kind, std::uint32_t& id) {
+[[gnu::always_inline]] inline bool printk_caller(std::string_view& s, char& kind, std::uint32_t& id) {
   if (s.size() < 8 || s[7] != ']' || s[0] != '[') return false;
   std::size_t i = 1;
   while (i < 6 && s[i] == ' ') ++i;
@@ -72,6 +72,31 @@ inline bool printk_caller(std::string_view& s, char& kind, std::uint32_t& id) {
   return true;
 }
 
+// plain_line's reading of a line's first bytes (line_cleaner.cpp): false when the general loop may
+// take a prefix from the line's start (a '[' that may open a timestamp, a caller id or systemd's
+// status, a kmsg record, "<N>", an escape, a syslog header). A line that passes is left whole unless
+// a timestamp stands behind other text: a '[' at 1 .. size - 2 then a space, tab or digit.
+inline bool plain_head(std::string_view s) {
+  if (s.empty()) return false;
+  const auto digit = [](char x) { return x >= '0' && x <= '9'; };
+  const char c = s[0];
+  if (c == '[') {
+    // The loop reads a '[' as a timestamp (a space, tab or digit behind it), dmesg -T's stamp (an
+    // upper-case letter), a caller id (a space, 'T' or 'C') or systemd's status ('\x1b').
+    if (s.size() < 2) return false;
+    const char d = s[1];
+    if (d == ' ' || d == '\t' || digit(d) || (d >= 'A' && d <= 'Z') || d == '\x1b') return false;
+  } else if (digit(c)) {
+    // The loop reads a digit as a kmsg record (a ',' at 1..3), RFC 5424 ("1 ") or RFC 3339 ("2024-").
+    if (s.size() > 4 && (s[1] == ',' || s[2] == ',' || s[3] == ',')) return false;
+    if (c == '1' && s.size() > 1 && s[1] == ' ') return false;
+    if (s.size() > 10 && s[4] == '-') return false;
+  } else if (c == '<' || c == '\x1b' || (c >= 'A' && c <= 'S' && s.size() >= 20 && s[3] == ' ')) {
+    return false;
+  }
+  return true;
+}
+
 // clean_line without its inline fast path, for every line that path does not finish: overwrites
 // `out` whole (out.number is kept: it is the line's number already).
 void clean_line_slow(std::string_view raw, bool separator_free, CleanLine& out);
@@ -79,14 +104,15 @@ void clean_line_slow(std::string_view raw, bool separator_free, CleanLine& out);
 // nor '}') and no printk stamp of printk_stamp16's shape at its start (or under 16 bytes).
 void clean_unstamped(std::string_view s, bool separator_free, CleanLine& out);
 
-}  // namespace line_cleaner_detail
-
+// clean_line's body, both ways (kDefer: clean_line_deferred's).
 // `separator_free`: the log is known to put no separator after its prefixes (a line with a
 // bare prefix was seen), so a space after a prefix is the message's own indentation and is kept.
 // Inline for the commonest line, "[  123.456789] msg" or "[  123.456789][ T42] msg" with nothing to
 // strip at its end: the caller (LogParser::feed, every line) then pays no call, no saved registers
 // and no copy of the result for it. The result is clean_line_slow's, which reads every other line.
-inline CleanLine clean_line(std::string_view raw, std::uint32_t number, bool separator_free = false) {
+template <bool kDefer>
+[[gnu::always_inline]] inline CleanLine clean_line_impl(std::string_view raw, std::uint32_t number, bool separator_free,
+                                                        bool& check_stamp) {
   // One result object, returned on every path, so that it is built in the caller's own.
   CleanLine out;
   out.number = number;
@@ -97,6 +123,13 @@ inline CleanLine clean_line(std::string_view raw, std::uint32_t number, bool sep
     return out;
   }
   if (raw.size() < 16 || !line_cleaner_detail::printk_stamp16(raw.data())) {
+    if constexpr (kDefer) {
+      if (line_cleaner_detail::plain_head(raw)) {
+        out.text = raw;
+        check_stamp = true;
+        return out;
+      }
+    }
     line_cleaner_detail::clean_unstamped(raw, separator_free, out);
     return out;
   }
@@ -115,6 +148,28 @@ inline CleanLine clean_line(std::string_view raw, std::uint32_t number, bool sep
   out.had_timestamp = true;
   out.text = t;
   return out;
+}
+
+}  // namespace line_cleaner_detail
+
+// Whether, of the first eight '[' at 1 .. size - 2 of a line, one opens a timestamp: the kernel's
+// record behind user-space text, which a line that passes plain_head gives up its start to (and only
+// then is clean_line's answer not the line whole).
+bool has_stamp_behind(std::string_view s);
+
+// Strips the line's prefixes (see clean_line_impl).
+inline CleanLine clean_line(std::string_view raw, std::uint32_t number, bool separator_free = false) {
+  bool unused = false;
+  return line_cleaner_detail::clean_line_impl<false>(raw, number, separator_free, unused);
+}
+
+// clean_line, but a line that it leaves whole unless a timestamp stands behind other text (a '['
+// at 1 .. size - 2 then a space, tab or digit: plain_head) comes back whole, `check_stamp` set,
+// and not searched for such a '[': the caller's scan of the line (LineScan::stamp_open) tells
+// whether one is there, and only then is clean_line's answer wanted. Otherwise as clean_line.
+inline CleanLine clean_line_deferred(std::string_view raw, std::uint32_t number, bool separator_free,
+                                     bool& check_stamp) {
+  return line_cleaner_detail::clean_line_impl<true>(raw, number, separator_free, check_stamp);
 }
 
 // The same without clean_line's fast paths for the commonest shapes (a printk timestamp, maybe a

@@ -43,13 +43,20 @@ struct LineScan {
   std::array<std::size_t, kMaxWords> words{};
   std::size_t word_count = 0;
   bool more_words = false;  // there are more such positions after words.back(): search on from there
+  // A '[' then a space, a tab or a digit at a position i >= 1 (i + 1 < size): where a timestamp may
+  // open behind other text (line_cleaner.cpp). Looked for only by a scanner made with stamp_opens.
+  bool stamp_open = false;
 };
 
 class LineScanner {
  public:
   // `words`: looked for at word starts; `phrases`: anywhere (at most 32). Both of two bytes or more.
-  LineScanner(std::span<const std::string_view> words, std::span<const std::string_view> phrases)
+  // `stamp_opens`: LineScan::stamp_open is looked for too.
+  LineScanner(std::span<const std::string_view> words, std::span<const std::string_view> phrases,
+              bool stamp_opens = false)
       : phrases_(phrases.begin(), phrases.end()) {
+    if (stamp_opens)
+      for (const char c : kStampSeconds) pair_kinds_[pair_index('[', c)] |= kStampPair;
     if (phrases_.size() > 32) phrases_.resize(32);
     for (const std::string_view w : words)
       if (w.size() >= 2) pair_kinds_[pair_index(w[0], w[1])] |= kWordPair;
@@ -58,13 +65,13 @@ class LineScanner {
     pair_kinds_[pair_index('?', ' ')] |= kMarkPair;
     for (int c = 0; c < 256; ++c) ident_[static_cast<std::size_t>(c)] = scan::is_ident(static_cast<char>(c));
 #if defined(BTAUDIT_LINE_SCAN_SIMD)
-    pair_tables(words);
+    pair_tables(words, stamp_opens);
     ssse3_ = __builtin_cpu_supports("ssse3");
     avx2_ = ssse3_ && __builtin_cpu_supports("avx2");
 #endif
   }
 
-  LineScan scan(std::string_view s) const {
+  [[gnu::always_inline]] LineScan scan(std::string_view s) const {
     LineScan out;
     const std::size_t n = s.size();
     if (n < 2) return out;
@@ -90,7 +97,7 @@ class LineScanner {
   // scan(s) for a line whose buffer goes on after it: the bytes s.data() .. readable_end - 1 may
   // be read. A short line (most are) is then read as one block that runs past its end, the
   // positions past it masked off, instead of a block and an overlapping one (or byte by byte).
-  LineScan scan(std::string_view s, const char* readable_end) const {
+  [[gnu::always_inline]] LineScan scan(std::string_view s, const char* readable_end) const {
 #if defined(BTAUDIT_LINE_SCAN_SIMD)
     const std::size_t n = s.size();
     if (n < 3 || n > 34) return scan(s);
@@ -130,7 +137,7 @@ class LineScanner {
 
   // Position 0 (of a line of two bytes or more) has no byte before it: phrases and the mark may
   // stand there, words may not.
-  void scan_start(const unsigned char* b, std::string_view s, LineScan& out) const {
+  [[gnu::always_inline]] void scan_start(const unsigned char* b, std::string_view s, LineScan& out) const {
     if (pair_kinds_[pair_index(b[0], b[1])] & kPhrasePair) out.phrases |= phrases_at(s, 0);
     if (b[0] == '?' && b[1] == ' ') out.unreliable_mark = true;
   }
@@ -159,6 +166,7 @@ class LineScanner {
     const std::uint8_t kinds = pair_kinds_[pair_index(b[i], b[i + 1])];
     if ((kinds & kWordPair) && !ident_[b[i - 1]]) add_word(i, out);
     if (kinds & kPhrasePair) out.phrases |= phrases_at(std::string_view(reinterpret_cast<const char*>(b), n), i);
+    if (kinds & kStampPair) out.stamp_open = true;
   }
 
   // The candidates of one block, bit j standing for position at + j: each is a word start, a
@@ -172,6 +180,7 @@ class LineScanner {
       if ((kinds & kWordPair) && !ident_[b[i - 1]]) add_word(i, out);
       if (kinds & kPhrasePair) out.phrases |= phrases_at(std::string_view(reinterpret_cast<const char*>(b), n), i);
       if ((kinds & kMarkPair) && b[i - 1] == ' ') out.unreliable_mark = true;
+      if (kinds & kStampPair) out.stamp_open = true;
     }
   }
 
@@ -190,7 +199,7 @@ class LineScanner {
   // The buckets: a group of pairs per first byte (the words', the phrases' and "? "), groups
   // merged two at a time, those whose merge lets the fewest other pairs through first, until
   // eight are left.
-  void pair_tables(std::span<const std::string_view> words) {
+  void pair_tables(std::span<const std::string_view> words, bool stamp_opens) {
     struct Group {
       std::uint32_t first_lo = 0, first_hi = 0, second_lo = 0, second_hi = 0;  // nibble sets, one bit per nibble
       // How many byte pairs the group's tables let through.
@@ -209,6 +218,8 @@ class LineScanner {
       if (w.size() >= 2) pairs.push_back(pair_index(w[0], w[1]));
     for (const std::string_view p : phrases_)
       if (p.size() >= 2) pairs.push_back(pair_index(p[0], p[1]));
+    if (stamp_opens)
+      for (const char c : kStampSeconds) pairs.push_back(pair_index('[', c));
     for (const std::size_t pair : pairs) {
       const std::size_t a = pair >> 8;
       const std::size_t c = pair & 0xff;
@@ -322,7 +333,9 @@ class LineScanner {
   std::vector<std::string_view> phrases_;
   // What the pair of bytes pair_index(a, b) opens: a word, a phrase, the mark "? " (one load tells
   // a candidate, where two bitsets took two).
-  enum : std::uint8_t { kWordPair = 1, kPhrasePair = 2, kMarkPair = 4 };
+  enum : std::uint8_t { kWordPair = 1, kPhrasePair = 2, kMarkPair = 4, kStampPair = 8 };
+  // The bytes after a '[' that LineScan::stamp_open asks for.
+  static constexpr std::string_view kStampSeconds = " \t0123456789";
   std::vector<std::uint8_t> pair_kinds_ = std::vector<std::uint8_t>(65536);
   std::array<bool, 256> ident_{};
   bool ssse3_ = false;

@@ -45,6 +45,14 @@ const LineScanner& line_scanner() {
   return scanner;
 }
 
+// The same, and whether a timestamp may stand behind other text (LineScan::stamp_open), for the
+// lines clean_line_deferred leaves that question to. (Apart: the pairs it adds to the scanner's
+// buckets would make more candidates on every other line.)
+const LineScanner& stamp_scanner() {
+  static const LineScanner scanner(embeddable_words(), kKeptPhrases, /*stamp_opens=*/true);
+  return scanner;
+}
+
 // Copies console lines into storage of their own, points them there and returns it.
 std::shared_ptr<const std::string> own_lines(std::vector<std::string_view>& lines) {
   std::size_t bytes = 0;
@@ -108,9 +116,18 @@ bool inline_expansion(std::string_view prev, std::string_view next) {
 }  // namespace
 
 LogParser::LogParser(std::string path, Sink sink, ParserLimits limits)
-    : scanner_(&line_scanner()), path_(std::move(path)), sink_(std::move(sink)), limits_(limits) {}
+    : scanner_(&line_scanner()),
+      stamp_scanner_(&stamp_scanner()),
+      path_(std::move(path)),
+      sink_(std::move(sink)),
+      limits_(limits) {}
 
 void LogParser::keep_text(const ReportBuilder& b, ReportText& text, const CleanLine& line, const LineScan& seen) const {
+  keep_text_inline(b, text, line, seen);
+}
+
+void LogParser::keep_text_inline(const ReportBuilder& b, ReportText& text, const CleanLine& line,
+                                 const LineScan& seen) const {
   if (text.stopped || line.foreign || text.lines.size() >= limits_.max_text_lines) return;
   // A timestamped report's text keeps timestamped lines only: the others (user space on a shared
   // console, a fuzzer's program listing) are not the kernel's, and syzkaller keeps only lines of
@@ -299,13 +316,20 @@ void LogParser::start(const StartMarker& marker, const CleanLine& line) {
 void LogParser::feed(std::string_view raw, const char* readable_end) {
   const bool cut = raw.size() > limits_.max_line_bytes;
   if (cut) raw = raw.substr(0, limits_.max_line_bytes);
-  const CleanLine line = clean_line(raw, ++line_no_, bare_prefixes_);
+  // A line with no prefix is not searched for a timestamp behind other text by the cleaner: the
+  // scan, which reads the line anyway, tells whether one may be there, and only then does the
+  // cleaner look (and the line, if it had one, is scanned again from it).
+  bool check_stamp = false;
+  CleanLine line = clean_line_deferred(raw, ++line_no_, bare_prefixes_, check_stamp);
+  // A foreign line is neither searched for start words nor kept as text: it needs no scan.
+  LineScan seen = line.foreign ? LineScan{} : (check_stamp ? stamp_scanner_ : scanner_)->scan(line.text, readable_end);
+  if (check_stamp && seen.stamp_open) reclean(raw, readable_end, line, seen);
   if (line.bare_prefix) bare_prefixes_ = true;
   // Cheap first-byte test inline: this runs on every line.
-  if (!line.foreign && !line.text.empty() && (line.text[0] == 'L' || line.text[0] == 'K')) learn_boot_line(line.text);
+  // (The first byte before the rest: nearly every line fails there.)
+  const char first = line.text.empty() ? '\0' : line.text[0];
+  if ((first == 'L' || first == 'K') && !line.foreign) learn_boot_line(line.text);
   marker_.reset();
-  // A foreign line is neither searched for start words nor kept as text: it needs no scan.
-  const LineScan seen = line.foreign ? LineScan{} : scanner_->scan(line.text, readable_end);
   if (!parallel_.empty() && route_parallel(line, seen)) return;
   const bool had_trailing = trailing_.has_value();
   route(line, seen);
@@ -313,7 +337,7 @@ void LogParser::feed(std::string_view raw, const char* readable_end) {
   if (cut && open_) open_->note_cut_line(limits_.max_line_bytes);
   // Whatever the line did, the report it now belongs to keeps it for the title rules.
   if (open_)
-    keep_text(*open_, open_text_, line, seen);
+    keep_text_inline(*open_, open_text_, line, seen);
   else if (closed_)
     keep_text(*closed_, closed_text_, line, seen);
   if (trailing_ && had_trailing) {
@@ -324,10 +348,22 @@ void LogParser::feed(std::string_view raw, const char* readable_end) {
   }
 }
 
+void LogParser::reclean(std::string_view raw, const char* readable_end, CleanLine& line, LineScan& seen) const {
+  // Most such brackets open no timestamp ("[0x1000-0x1fff]", "[1]"): the line is then as it came.
+  if (!has_stamp_behind(raw)) return;
+  line = clean_line(raw, line.number, bare_prefixes_);
+  if (line.foreign || line.text.data() != raw.data() || line.text.size() != raw.size())
+    seen = line.foreign ? LineScan{} : scanner_->scan(line.text, readable_end);
+}
+
 void LogParser::route(const CleanLine& line, const LineScan& seen) {
-  // Start and end lines are both read behind the indentation: it is taken once.
-  const std::string_view trimmed = scan::trim_left(line.text);
-  if (!line.foreign) {
+  // Start and end lines are both read behind the indentation: it is taken once. (Most lines have
+  // none: their first byte, above ' ', tells, without trim_left's loop.)
+  const std::string_view trimmed =
+      !line.text.empty() && static_cast<unsigned char>(line.text[0]) > ' ' ? line.text : scan::trim_left(line.text);
+  // Most lines open neither a start nor an end line, and hold no start word: one lookup tells.
+  const std::uint8_t roles = first_byte_roles(trimmed);
+  if (!line.foreign && ((roles & markers_detail::kMayStart) || seen.word_count != 0 || seen.more_words)) {
     auto marker = match_start_trimmed(line.text, trimmed, seen);
     // A start word in a line that is not the kernel's (no timestamp, no caller id) while a
     // report with caller ids is open: user space echoing the kernel, not a new report.
@@ -345,7 +381,7 @@ void LogParser::route(const CleanLine& line, const LineScan& seen) {
     }
   }
 
-  const EndMarker end = match_end_trimmed(trimmed);
+  const EndMarker end = (roles & markers_detail::kMayEnd) ? markers_detail::match_end_lines(trimmed) : EndMarker::None;
   if (open_) {
     open_->add_line(line);
     if (end == EndMarker::EndTrace) {

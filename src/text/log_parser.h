@@ -64,7 +64,10 @@ class LogParser {
     std::uint32_t line = 0;
     bool cut_here = false;  // WARN's "------------[ cut here ]------------", not a sanitizer's "=====" rule
   };
-  void route(const CleanLine& line, const LineScan& seen);
+  // A line clean_line_deferred left whole whose scan saw a '[' that may open a timestamp: the
+  // line as clean_line reads it, and its scan. (Out of line: the common path keeps one copy of each.)
+  [[gnu::noinline]] void reclean(std::string_view raw, const char* readable_end, CleanLine& line, LineScan& seen) const;
+  [[gnu::always_inline]] inline void route(const CleanLine& line, const LineScan& seen);
   // A start line (few): kept out of route(), whose common path then needs fewer registers saved.
   [[gnu::noinline]] void route_start(const StartMarker& marker, const CleanLine& line);
   void flush_trailing();
@@ -75,9 +78,13 @@ class LogParser {
   void flush_closed();
   // `seen`: line_scanner()'s scan of line.text (log_parser.cpp).
   void keep_text(const ReportBuilder& b, ReportText& text, const CleanLine& line, const LineScan& seen) const;
+  // keep_text's body, inlined where the open report keeps its lines (nearly every line).
+  [[gnu::always_inline]] inline void keep_text_inline(const ReportBuilder& b, ReportText& text, const CleanLine& line,
+                                                      const LineScan& seen) const;
   void pin_storage(ReportText& text) const;
 
-  const LineScanner* scanner_;  // line_scanner() (log_parser.cpp), looked up once rather than per line
+  const LineScanner* scanner_;        // line_scanner() (log_parser.cpp), looked up once rather than per line
+  const LineScanner* stamp_scanner_;  // stamp_scanner() (log_parser.cpp), for lines clean_line_deferred leaves whole
   std::string path_;
   Sink sink_;
   ParserLimits limits_;

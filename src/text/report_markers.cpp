@@ -500,6 +500,16 @@ namespace markers_detail {
 // Made at compile time from the rules (kRulePairs): match_start's test of every line reads it in line.
 const std::array<std::uint64_t, 1024> kRulePairBits = kRulePairs;
 
+// From the rules, the subsystem prefixes and match_end_lines' lines, at compile time.
+constexpr std::array<std::uint8_t, 256> kRoles = [] {
+  std::array<std::uint8_t, 256> roles{};
+  for (const Rule& r : kRules) roles[static_cast<unsigned char>(r.prefix[0])] |= kMayStart;
+  for (const std::string_view p : kPrefixes) roles[static_cast<unsigned char>(p[0])] |= kMayStart;
+  for (const char c : {'-', 'K', 'k'}) roles[static_cast<unsigned char>(c)] |= kMayEnd;
+  return roles;
+}();
+const std::array<std::uint8_t, 256> kFirstByteRoles = kRoles;
+
 std::string_view strip_subsystem_prefixes(std::string_view s) {
   for (int i = 0; i < 2 && !s.empty(); ++i) {
     bool stripped = false;

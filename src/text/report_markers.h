@@ -60,6 +60,21 @@ inline std::string_view start_words_inline(std::string_view text) { return start
 std::optional<StartMarker> match_start_from(std::string_view text, std::string_view s, const LineScan& found_words);
 }  // namespace markers_detail
 
+namespace markers_detail {
+// What a line may be by its first byte after the indentation: kMayStart, a rule's or a subsystem
+// prefix's first byte; kMayEnd, an end line's ('-', 'K', 'k'). One lookup for both questions.
+enum : std::uint8_t { kMayStart = 1, kMayEnd = 2 };
+extern const std::array<std::uint8_t, 256> kFirstByteRoles;
+}  // namespace markers_detail
+
+// The roles (markers_detail::kMayStart, kMayEnd) of the first byte of `trimmed` (scan::trim_left of
+// a line), none for an empty one. Without kMayStart, match_start_trimmed finds nothing in a line
+// whose scan found no word start; without kMayEnd, match_end_trimmed is EndMarker::None: the parser
+// asks neither then.
+inline std::uint8_t first_byte_roles(std::string_view trimmed) {
+  return trimmed.empty() ? 0 : markers_detail::kFirstByteRoles[static_cast<unsigned char>(trimmed[0])];
+}
+
 // The same, the word starts inside the line taken from `found_words`: a LineScanner's scan of `text`
 // with embeddable_words() among its words, so that the line is not searched again. The parser asks
 // this of every line, and nearly every line opens no rule (its first two bytes tell) and holds no

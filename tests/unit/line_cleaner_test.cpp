@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "text/line_scan.h"
+
 using btaudit::clean_line;
 using btaudit::clean_line_general;
 using btaudit::CleanLine;
@@ -329,6 +331,57 @@ BOOST_AUTO_TEST_CASE(inline_path_matches_general_on_every_last_byte) {
       }
   BOOST_TEST(mismatched == 0u);
   BOOST_TEST(checked > 60000u);
+}
+
+// clean_line_deferred leaves a line whole, unsearched for a timestamp behind other text, and asks
+// its caller to look (check_stamp); the parser's scan answers (LineScan::stamp_open) and calls
+// clean_line only when it is set. That, on generated lines of every first byte, brackets and
+// stamps (whole, damaged, more than eight brackets) at every place, and on every scanner path,
+// must give clean_line's result.
+BOOST_AUTO_TEST_CASE(deferred_stamp_search_with_a_scan_reads_as_clean_line) {
+  const std::vector<std::string> pieces = {
+      "[",        "[ ",      "[1",          "[\t",     "[  12.345678]",
+      "[1.5]",    "[x]",     "[1.]",        "]",       "[  1 2.3]",
+      "[<ffff>]", " ",       "x",           "0",       "1 ",
+      "<4>",      "\x1b[0m", "2024-01-01T", "Jan  1 ", ",",
+      "\t",       "[T1]",    "PCI: ",       "[ T42] ", "[Mon Jan  1 00:00:00 2024]"};
+  const std::string_view no_words[] = {"xy"};
+  btaudit::LineScanner scanner(no_words, no_words, /*stamp_opens=*/true);
+  std::mt19937 rng(5);
+  std::size_t deferred = 0;
+  std::size_t rechecked = 0;
+  for (int path = 0; path < 3; ++path) {
+    for (int round = 0; round < 60000; ++round) {
+      std::string line;
+      const std::size_t count = rng() % 12;
+      for (std::size_t k = 0; k < count; ++k) line += pieces[rng() % pieces.size()];
+      if (rng() % 4 == 0 && !line.empty()) line[rng() % line.size()] = static_cast<char>(rng() % 256);
+      const std::string buffer = line + "[ 1.2]\n";  // bytes past the line that a scan must not see
+      const std::string_view raw = std::string_view(buffer).substr(0, line.size());
+      for (const bool separator_free : {false, true}) {
+        bool check_stamp = false;
+        CleanLine got = btaudit::clean_line_deferred(raw, 7, separator_free, check_stamp);
+        if (check_stamp) {
+          ++deferred;
+          BOOST_TEST_REQUIRE((got.text.data() == raw.data() && got.text.size() == raw.size()));
+          if (scanner.scan(got.text, buffer.data() + buffer.size()).stamp_open) {
+            ++rechecked;
+            got = clean_line(raw, 7, separator_free);
+          }
+        }
+        const CleanLine want = clean_line(raw, 7, separator_free);
+        BOOST_TEST_INFO("line '" << line << "' separator_free " << separator_free);
+        BOOST_TEST_REQUIRE(same(got, want));
+        BOOST_TEST_REQUIRE(same(want, clean_line_general(raw, 7, separator_free)));
+      }
+    }
+    if (path == 0)
+      scanner.disable_avx2();
+    else
+      scanner.disable_ssse3();
+  }
+  BOOST_TEST(deferred > 50000u);
+  BOOST_TEST(rechecked > 10000u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,6 +1,8 @@
 #include "text/report_markers.h"
 
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
+#include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
@@ -420,6 +422,54 @@ BOOST_AUTO_TEST_CASE(end_lines_by_first_byte_match_as_before) {
     BOOST_TEST_REQUIRE((match_end(line) == want), line);
   }
   BOOST_TEST(ends_found > 100);
+}
+
+// The parser asks match_start and match_end only what a line's first byte (first_byte_roles) and
+// its scan leave open: a line whose first byte after the indentation has no kMayStart and whose
+// scan found no word start must match no start, one without kMayEnd no end. Every first byte
+// before every rule's prefix and end line (and their cuts), behind indentation or none, and the
+// generator's lines.
+BOOST_AUTO_TEST_CASE(first_byte_roles_skip_only_lines_that_match_nothing) {
+  const LineScanner scanner(embeddable_words(), {});
+  std::vector<std::string> tails = {"",
+                                    "---[ end trace 0 ]---",
+                                    "Kernel Offset: 0x1",
+                                    "kmemleak: Kernel memory leak detector disabled",
+                                    "watchdog: BUG: soft lockup - CPU#0 stuck",
+                                    "NMI watchdog: Watchdog detected hard LOCKUP on cpu 1",
+                                    "rcu: INFO: rcu_sched self-detected stall",
+                                    "kernel: BUG: x",
+                                    "BUG: KASAN: use-after-free in f",
+                                    "INFO: task x:1 blocked",
+                                    "general protection fault: 0000 [#1]",
+                                    "====================",
+                                    "------------[ cut here ]------------",
+                                    "Unable to handle kernel paging request",
+                                    "irq 16: nobody cared",
+                                    "[ INFO: possible recursive locking detected ]",
+                                    "x BUG: y"};
+  std::vector<std::string> lines;
+  const std::string pads[] = {"", " ", "\t", "  "};
+  for (const std::string& t : tails)
+    for (std::size_t cut = 0; cut <= t.size(); cut += 1 + cut / 8)
+      for (int c = 0; c < 256; ++c)
+        for (const std::string& p : pads) {
+          lines.push_back(p + std::string(1, static_cast<char>(c)) + t.substr(0, cut));
+          lines.push_back(p + std::string(1, static_cast<char>(c)) + t.substr(std::min<std::size_t>(1, cut), cut));
+        }
+  LineMaker make(19);
+  for (int i = 0; i < 100000; ++i) lines.push_back(make.next());
+  int skipped = 0;
+  for (const std::string& line : lines) {
+    const std::uint8_t roles = first_byte_roles(scan::trim_left(line));
+    const LineScan seen = scanner.scan(line);
+    if (!(roles & markers_detail::kMayStart) && seen.word_count == 0 && !seen.more_words) {
+      ++skipped;
+      BOOST_TEST_REQUIRE(!match_start(line).has_value(), line);
+    }
+    if (!(roles & markers_detail::kMayEnd)) BOOST_TEST_REQUIRE((match_end(line) == EndMarker::None), line);
+  }
+  BOOST_TEST(skipped > 100000);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
