@@ -409,6 +409,15 @@ void LogParser::route(const CleanLine& line, const LineScan& seen) {
 
 // A start line's place: in the open report, in one that has just been closed, or a report of its
 // own. Apart from route() so that route's common path (a line that starts nothing) stays small.
+// The report closed last becomes the open one again: a panic it caused, or the backtraces it
+// asked for, arrived within the window after its end.
+void LogParser::reopen_closed() {
+  open_ = std::move(closed_);
+  open_text_ = std::move(closed_text_);
+  closed_text_ = ReportText{};
+  closed_.reset();
+}
+
 void LogParser::route_start(const StartMarker& marker, const CleanLine& line) {
   switch (marker.join) {
     case JoinPolicy::Soft:
@@ -430,10 +439,7 @@ void LogParser::route_start(const StartMarker& marker, const CleanLine& line) {
         return;
       }
       if (closed_ && line.number - closed_->last_line() <= limits_.consequence_window) {
-        open_ = std::move(closed_);
-        open_text_ = std::move(closed_text_);
-        closed_text_ = ReportText{};
-        closed_.reset();
+        reopen_closed();
         open_->add_follow_up(marker, line);
         return;
       }
@@ -445,10 +451,7 @@ void LogParser::route_start(const StartMarker& marker, const CleanLine& line) {
       }
       if (!open_ && closed_ && collects_backtraces(closed_->report().kind) &&
           line.number - closed_->last_line() <= limits_.consequence_window) {
-        open_ = std::move(closed_);
-        open_text_ = std::move(closed_text_);
-        closed_text_ = ReportText{};
-        closed_.reset();
+        reopen_closed();
         open_->add_backtrace(marker, line);
         return;
       }

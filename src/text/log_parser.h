@@ -70,6 +70,7 @@ class LogParser {
   [[gnu::always_inline]] inline void route(const CleanLine& line, const LineScan& seen);
   // A start line (few): kept out of route(), whose common path then needs fewer registers saved.
   [[gnu::noinline]] void route_start(const StartMarker& marker, const CleanLine& line);
+  void reopen_closed();
   void flush_trailing();
   static bool cuts_text(const ReportBuilder& earlier, const StartMarker& marker);
   void start(const StartMarker& marker, const CleanLine& line);
