@@ -6,6 +6,7 @@
 #pragma once
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <span>
 #include <string_view>
@@ -74,5 +75,56 @@ inline bool may_hold_pair(std::string_view s, std::span<const std::array<char, 2
   return true;
 #endif
 }
+
+// The adjacent byte pairs of a line, hashed into 1024 bits: a line holds a word only if it
+// holds each pair of adjacent bytes of the word, so a word with a pair the set lacks is not
+// in the line. A title rule's line is asked for dozens of words (a family's formats and
+// suppressions, most absent): built once, the set answers each with a few bit tests where a
+// search would call memchr and compare at every occurrence of the word's first byte.
+class PairSet {
+ public:
+  // The key of the pair at p[0], p[1] (the same for lines and words: one 16-bit load).
+  static std::uint16_t key(const char* p) {
+    std::uint16_t v = 0;
+    std::memcpy(&v, p, 2);
+    return static_cast<std::uint16_t>((std::uint32_t{v} * 0x9E3779B1u) >> 22);
+  }
+  // Up to four keys of a word's pairs, spread over it (first, last and two between): the
+  // more of them a line lacks, the more words are told absent at once; four tests suffice.
+  struct WordKeys {
+    std::array<std::uint16_t, 4> keys{};
+    std::uint8_t n = 0;  // 0 for a word of fewer than two bytes: every line may hold it
+  };
+  static WordKeys word_keys(std::string_view w) {
+    WordKeys k;
+    if (w.size() < 2) return k;
+    const std::size_t last = w.size() - 2;  // the last pair's position
+    const std::array<std::size_t, 4> at = {0, last / 3, (2 * last) / 3, last};
+    for (const std::size_t i : at) {
+      const std::uint16_t key_i = key(w.data() + i);
+      bool seen = false;
+      for (std::size_t j = 0; j < k.n; ++j) seen = seen || k.keys[j] == key_i;
+      if (!seen) k.keys[k.n++] = key_i;
+    }
+    return k;
+  }
+
+  void assign(std::string_view s) {
+    bits_.fill(0);
+    for (std::size_t i = 0; i + 1 < s.size(); ++i) {
+      const std::uint16_t k = key(s.data() + i);
+      bits_[k >> 6] |= std::uint64_t{1} << (k & 63);
+    }
+  }
+  // False when the line assigned cannot hold a word with keys `w` (true says nothing).
+  bool may_hold(const WordKeys& w) const {
+    for (std::size_t j = 0; j < w.n; ++j)
+      if (((bits_[w.keys[j] >> 6] >> (w.keys[j] & 63)) & 1) == 0) return false;
+    return true;
+  }
+
+ private:
+  std::array<std::uint64_t, 16> bits_{};
+};
 
 }  // namespace btaudit

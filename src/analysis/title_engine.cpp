@@ -589,14 +589,47 @@ std::vector<std::string_view> literal_words(std::string_view pattern) {
 // from the rule table: the leading literals of the formats' first title patterns (a
 // handful, shared: "BUG:", "WARNING:"), searched once per line, and each format's other
 // literal words ("KASAN:", "soft", "lockup"), checked before the pattern is run.
+// Words a line must hold, with their pair keys (PairSet): a line whose pairs lack a key is
+// told at once that it does not hold them all.
+struct Words {
+  std::vector<std::string_view> text;
+  std::vector<PairSet::WordKeys> keys;  // parallel to text
+};
+Words with_keys(std::vector<std::string_view> text) {
+  Words w;
+  for (const std::string_view t : text) w.keys.push_back(PairSet::word_keys(t));
+  w.text = std::move(text);
+  return w;
+}
 struct FormatFilter {
-  std::size_t literal = 0;               // index into FamilyFilter::literals
-  std::vector<std::string_view> others;  // the first title pattern's other literal words
+  std::size_t literal = 0;  // index into FamilyFilter::literals
+  Words others;             // the first title pattern's other literal words
 };
 struct FamilyFilter {
   std::vector<std::string_view> literals;
-  std::vector<FormatFilter> formats;                          // parallel to Family::formats
-  std::vector<std::vector<std::string_view>> suppress_words;  // parallel to Family::suppress: literal_words
+  std::vector<FormatFilter> formats;  // parallel to Family::formats
+  std::vector<Words> suppress_words;  // parallel to Family::suppress: literal_words
+};
+
+// The pairs of the line last asked about, worked out when a line is first asked: lines are
+// immutable, so a line of the same bytes at the same place has the same pairs.
+class LinePairs {
+ public:
+  const PairSet& of(std::string_view line) {
+    if (line.data() != data_ || line.size() != size_ || !built_) {
+      set_.assign(line);
+      data_ = line.data();
+      size_ = line.size();
+      built_ = true;
+    }
+    return set_;
+  }
+
+ private:
+  PairSet set_;
+  const char* data_ = nullptr;
+  std::size_t size_ = 0;
+  bool built_ = false;
 };
 
 // `words` without those a line holding `known` (a string the line is known to hold) and the
@@ -629,11 +662,12 @@ const FamilyFilter& family_filter(const Family& fam) {
         while (one.literal < ff.literals.size() && ff.literals[one.literal] != lit) ++one.literal;
         if (one.literal == ff.literals.size()) ff.literals.push_back(lit);
         // Tried only on a line holding `lit`.
-        one.others = needed_words(literal_words(fmt.title.front()), lit);
+        one.others = with_keys(needed_words(literal_words(fmt.title.front()), lit));
         ff.formats.push_back(std::move(one));
       }
       // Tried only on a line holding the family's header (title_from_rules).
-      for (const std::string_view p : f.suppress) ff.suppress_words.push_back(needed_words(literal_words(p), f.header));
+      for (const std::string_view p : f.suppress)
+        ff.suppress_words.push_back(with_keys(needed_words(literal_words(p), f.header)));
       all.push_back(std::move(ff));
     }
     return all;
@@ -641,10 +675,17 @@ const FamilyFilter& family_filter(const Family& fam) {
   return filters[static_cast<std::size_t>(&fam - families().data())];
 }
 
-bool holds_all(std::string_view line, const std::vector<std::string_view>& words) {
-  for (const std::string_view w : words)
+bool holds_all(std::string_view line, const Words& words) {
+  for (const std::string_view w : words.text)
     if (!contains(line, w)) return false;
   return true;
+}
+
+// holds_all, `pairs` being the line's: the words' keys are tested before any word is searched.
+bool holds_all(std::string_view line, const Words& words, const PairSet& pairs) {
+  for (const PairSet::WordKeys& k : words.keys)
+    if (!pairs.may_hold(k)) return false;
+  return holds_all(line, words);
 }
 
 // The longest text a title's task name may add to its line when it holds line breaks
@@ -655,7 +696,7 @@ constexpr std::size_t kMaxJoinedName = 100;
 // f.spans_lines of them, adding at most kMaxJoinedName bytes): a task name holding line
 // breaks ("INFO: task \xff\n\xfe:18088 blocked for more than 143 seconds."). The joined text
 // is kept in `joined`, which the captures view.
-bool match_joined(const Format& f, const std::vector<std::string_view>& others, const Lines& lines, std::size_t li,
+bool match_joined(const Format& f, const Words& others, const Lines& lines, std::size_t li,
                   std::string& joined, Caps& caps) {
   joined.assign(lines[li]);
   for (int k = 1; k <= f.spans_lines && li + static_cast<std::size_t>(k) < lines.size(); ++k) {
@@ -670,10 +711,11 @@ bool match_joined(const Format& f, const std::vector<std::string_view>& others, 
 
 // A header line is tested against every suppress pattern of its family (a dozen for
 // WARNING:): the pattern runs only on a line holding all of its literal words.
-bool suppressed(const Family& fam, std::string_view line) {
+bool suppressed(const Family& fam, std::string_view line, LinePairs& pairs) {
   const FamilyFilter& filter = family_filter(fam);
   for (std::size_t i = 0; i < fam.suppress.size(); ++i)
-    if (holds_all(line, filter.suppress_words[i]) && find_pattern(fam.suppress[i], line, nullptr)) return true;
+    if (holds_all(line, filter.suppress_words[i], pairs.of(line)) && find_pattern(fam.suppress[i], line, nullptr))
+      return true;
   return false;
 }
 
@@ -739,12 +781,13 @@ std::optional<RuleTitle> title_from_rules(const Lines& lines) {
   // The first line any family claims starts the report.
   const Family* fam = nullptr;
   std::size_t start = 0;
+  LinePairs pairs;  // of the header line, then of each line a format is tried on
   for (; start < lines.size() && !fam; ++start) {
     // A line where no header's first four bytes stand together (a "cut here" banner, the lines
     // before the header) holds no header: one pass over it, not a search per family.
     if (!title_engine_detail::may_hold_header(lines[start])) continue;
     for (const Family& f : fams) {
-      if (contains(lines[start], f.header) && !suppressed(f, lines[start])) {
+      if (contains(lines[start], f.header) && !suppressed(f, lines[start], pairs)) {
         fam = &f;
         break;
       }
@@ -780,7 +823,8 @@ std::optional<RuleTitle> title_from_rules(const Lines& lines) {
       if (!line_has[filter.formats[fi].literal]) continue;
       // The first title pattern is matched here, once; the others follow on later lines.
       Caps tcaps;
-      if (!holds_all(lines[li], filter.formats[fi].others) || !find_pattern(f.title.front(), lines[li], &tcaps)) {
+      if (!holds_all(lines[li], filter.formats[fi].others, pairs.of(lines[li])) ||
+          !find_pattern(f.title.front(), lines[li], &tcaps)) {
         tcaps.clear();
         if (f.spans_lines == 0 || !match_joined(f, filter.formats[fi].others, lines, li, joined, tcaps)) continue;
       }
