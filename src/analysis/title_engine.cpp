@@ -546,18 +546,22 @@ std::optional<std::size_t> match_lines(std::span<const std::string_view> pats, c
 
 std::string format_title(std::string_view fmt, const Caps& caps, const std::vector<Pick>& picks) {
   std::string out;
+  out.reserve(fmt.size() + 64);
+  // The text between references is appended as one run, not byte by byte.
+  std::size_t run = 0;  // where the run of literal text not yet appended starts
   for (std::size_t i = 0; i < fmt.size(); ++i) {
     if (fmt[i] == '$' && i + 1 < fmt.size() && fmt[i + 1] >= '1' && fmt[i + 1] <= '9') {
+      out.append(fmt.substr(run, i - run));
       const std::size_t n = static_cast<std::size_t>(fmt[i + 1] - '1');
       if (n < caps.size())
         out.append(caps[n]);
       else if (n - caps.size() < picks.size())
         out.append(picks[n - caps.size()].canonical);
       ++i;
-      continue;
+      run = i + 1;
     }
-    out.push_back(fmt[i]);
   }
+  out.append(fmt.substr(run));
   return out;
 }
 
