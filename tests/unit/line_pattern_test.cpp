@@ -435,14 +435,15 @@ BOOST_AUTO_TEST_CASE(find_text_is_string_view_find) {
 
 // may_hold_pair is a pre-test: when it says no, no two adjacent bytes are one of the pairs
 // (and with SSE2 it says yes exactly when some are). Generated: lines of every length around
-// the 16- and 17-byte windows, from bytes of the pairs and others, NUL and 0xff included.
+// the 16- and 17-byte windows and the 32- and 33-byte ones of AVX2, from bytes of the pairs and
+// others, NUL and 0xff included.
 BOOST_AUTO_TEST_CASE(may_hold_pair_sees_every_adjacent_pair) {
   static constexpr std::array<std::array<char, 2>, 3> kPairs = {{{'I', 'P'}, {'p', 'c'}, {'P', 'C'}}};
   static const std::string kBytes = std::string("IPpcCx :") + '\0' + '\xff';
   std::mt19937 rng(1600);
   int held = 0;
   for (int n = 0; n < 200000; ++n) {
-    std::string line(rng() % 70, ' ');
+    std::string line(rng() % 140, ' ');
     for (char& c : line) c = kBytes[rng() % kBytes.size()];
     bool want = false;
     for (std::size_t i = 0; i + 1 < line.size(); ++i)
@@ -457,6 +458,25 @@ BOOST_AUTO_TEST_CASE(may_hold_pair_sees_every_adjacent_pair) {
     }
   }
   BOOST_TEST(held > 10000);
+  // One pair planted at every place of lines of every length (the only one: the other bytes
+  // start none), and none at all: each block and each overlap of the last one is seen.
+  for (std::size_t n = 0; n < 140; ++n) {
+    for (std::size_t at = 0; at <= n; ++at) {
+      std::string line(n, 'P');
+      for (std::size_t i = 0; i < n; i += 2) line[i] = 'x';
+      if (at + 1 < n) {
+        line[at] = 'p';
+        line[at + 1] = 'c';
+      }
+      const bool want = at + 1 < n;
+      BOOST_TEST_CONTEXT(n << " bytes, pair at " << at) {
+        if (!may_hold_pair(line, kPairs)) BOOST_TEST_REQUIRE(!want);
+#if defined(__SSE2__)
+        BOOST_TEST_REQUIRE(may_hold_pair(line, kPairs) == want);
+#endif
+      }
+    }
+  }
 }
 
 // PairSet is a pre-test for holding a word: a line that holds a word never has a key of it
