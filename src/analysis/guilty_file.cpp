@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstring>
 #include <span>
 
 #include "text/scan.h"
@@ -159,8 +160,14 @@ bool deeper_path(std::string_view suffix) {
   // filenameRe: ([a-zA-Z0-9_\-\./]*[a-zA-Z0-9_\-]+\.(c|h)):[0-9]+. The leftmost match ends at the
   // first ".c:<digit>" / ".h:<digit>" whose name has a byte before the dot, and starts where
   // the run of path bytes before it starts (':' ends a run, so no later end can be reached).
-  // Searched by its '.', rarer in report lines than ':' (register rows hold several).
-  for (std::size_t dot = line.find('.', 1); dot != std::string_view::npos; dot = line.find('.', dot + 1)) {
+  // Searched by its '.', rarer in report lines than ':' (register rows hold several), with memchr
+  // called directly: string_view::find's bounds and position arithmetic around it cost about as
+  // much as the call on the short lines of a trace, and every line of every report is asked.
+  const char* const base = line.data();
+  const char* const end = base + line.size();
+  for (const char* p = line.size() > 1 ? static_cast<const char*>(std::memchr(base + 1, '.', line.size() - 1)) : nullptr;
+       p != nullptr; p = static_cast<const char*>(std::memchr(p + 1, '.', static_cast<std::size_t>(end - p - 1)))) {
+    const std::size_t dot = static_cast<std::size_t>(p - base);
     const std::size_t at = dot + 2;  // the ':'
     if (at + 1 >= line.size() || line[at] != ':' || (line[dot + 1] != 'c' && line[dot + 1] != 'h') ||
         !is_digit(line[at + 1]) || !is_name_byte(line[dot - 1]))

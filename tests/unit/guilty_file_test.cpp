@@ -51,6 +51,25 @@ BOOST_AUTO_TEST_CASE(the_first_file_of_a_line_is_the_leftmost_regex_match) {
   BOOST_TEST(first_source_file(" __dump_stack lib/dump_stack.c [inline]").empty());
 }
 
+// Lines of every length up to a few hundred bytes, built from pieces that make and break
+// ".c:<digit>" matches (many dots, few matches), find what the reference finds.
+BOOST_AUTO_TEST_CASE(the_dot_by_dot_search_finds_the_leftmost_file_in_long_lines) {
+  std::mt19937 rng(1468);
+  const std::vector<std::string> pieces = {"a", "b/", ".", "c", "h", ":", "1", " ", ".c:", ".h:", ".c:7", "x.c:",
+                                           "x.h:9", "/", "_", "-", "(", "+0x1", "..", ".isra.0", "ffff"};
+  for (int i = 0; i < 100000; ++i) {
+    std::string line;
+    const std::size_t len = rng() % 300;
+    while (line.size() < len) line += pieces[rng() % pieces.size()];
+    line.resize(len);
+    BOOST_TEST_CONTEXT("'" << line << "'") { BOOST_TEST(std::string(first_source_file(line)) == reference_file(line)); }
+  }
+  for (std::size_t n = 0; n < 70; ++n) {  // a match at the end of lines of every length
+    const std::string line = std::string(n, '.') + " a.c:1";
+    BOOST_TEST_CONTEXT(n) { BOOST_TEST(std::string(first_source_file(line)) == "a.c"); }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(paths_are_cleaned_as_filepath_clean_does) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"arch/x86/kvm/../../../virt/kvm/eventfd.c", "virt/kvm/eventfd.c"},
