@@ -4,6 +4,7 @@
 
 #include "analysis/analyze_report.h"
 #include "analysis/frame_roles.h"
+#include "analysis/guilty.h"
 #include "analysis/line_pattern.h"
 #include "analysis/title_engine.h"
 #include "analysis/title_normalize.h"
@@ -230,6 +231,32 @@ BOOST_AUTO_TEST_CASE(frame_roles_match_the_lists_read_by_base_name) {
         }
     }
   }
+}
+
+// The guilty frame's name is compared with each frame's base name without cutting the base
+// first (guilty_detail::base_is): generated functions and names from shared pieces (dots
+// first, inside and last, names that are prefixes of functions and the reverse).
+BOOST_AUTO_TEST_CASE(a_base_name_is_compared_without_cutting_it) {
+  const std::string pieces[] = {"a", "b", ".", "isra", "0", "_", "foo", "fo", ".cold", "x"};
+  std::mt19937 rng(1547);
+  int equal = 0;
+  for (int n = 0; n < 200000; ++n) {
+    std::string function;
+    for (std::size_t k = rng() % 6; k > 0; --k) function += pieces[rng() % std::size(pieces)];
+    std::string name;
+    if (rng() % 2 == 0) {
+      name = function.substr(0, rng() % (function.size() + 1));  // often the base itself
+    } else {
+      for (std::size_t k = rng() % 4; k > 0; --k) name += pieces[rng() % std::size(pieces)];
+    }
+    if (name.empty()) continue;  // the caller asks only about a name
+    const bool want = base_function_name(function) == name;
+    equal += want ? 1 : 0;
+    const bool has_dot = name.find('.', 1) != std::string::npos;
+    BOOST_TEST_REQUIRE(guilty_detail::base_is(function, name, has_dot) == want,
+                       "'" << function << "' / '" << name << "'");
+  }
+  BOOST_TEST(equal > 10000);
 }
 
 // strip_syscall_prefix compares a name's first four bytes as a word before a prefix whole:
