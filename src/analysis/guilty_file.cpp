@@ -1,9 +1,10 @@
 #include "analysis/guilty_file.h"
 
 #include <array>
+#include <bit>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
-#include <span>
 
 #include "analysis/text_find.h"
 #include "text/scan.h"
@@ -259,11 +260,19 @@ std::string clean_path(std::string_view path) {
 
 bool ignored_file(std::string_view path) {
   // Every row but the first opens with a literal byte: a path is tried against the rows that
-  // open with its own first byte (a few), and "*.h" is a search for ".h".
-  if (path.find(".h") != std::string_view::npos) return true;
+  // open with its own first byte (a few, found as the bits of a word kept for each byte, not by
+  // comparing every row's), and "*.h" is a search for ".h".
+  static constexpr auto kRowsByFirst = [] {
+    static_assert(kIgnoredFiles.size() - 1 <= 64);
+    std::array<std::uint64_t, 256> rows{};
+    for (std::size_t r = 1; r < kIgnoredFiles.size(); ++r)
+      rows[static_cast<unsigned char>(kIgnoredFiles[r][0])] |= std::uint64_t{1} << (r - 1);
+    return rows;
+  }();
+  if (find_text(path, ".h") != std::string_view::npos) return true;
   if (path.empty()) return false;
-  for (const std::string_view p : std::span(kIgnoredFiles).subspan(1))
-    if (p[0] == path[0] && glob_prefix(p, path)) return true;
+  for (std::uint64_t rows = kRowsByFirst[static_cast<unsigned char>(path[0])]; rows != 0; rows &= rows - 1)
+    if (glob_prefix(kIgnoredFiles[1 + static_cast<std::size_t>(std::countr_zero(rows))], path)) return true;
   return false;
 }
 
