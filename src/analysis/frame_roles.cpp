@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -638,10 +639,20 @@ bool is_reporting_machinery(std::string_view f) {
   return kReporting.holds_base(f) || kPrefixes.starts(f);
 }
 
-bool is_chain_terminal(std::string_view f) {
+bool frame_roles_detail::is_listed_chain_terminal(std::string_view f) {
   static const NameSet kTerminals(kTerminalNames);  // immutable after construction
   return kTerminals.holds_base(f);
 }
+
+constexpr std::array<std::uint64_t, 1024> frame_roles_detail::kTerminalHeads = [] {
+  std::array<std::uint64_t, 1024> heads{};
+  // Every name has two bytes or more (is_chain_terminal relies on it; the title suite checks).
+  for (const std::string_view n : kTerminalNames) {
+    const unsigned key = static_cast<unsigned char>(n[0]) | static_cast<unsigned>(static_cast<unsigned char>(n[1])) << 8;
+    heads[key / 64] |= std::uint64_t{1} << (key % 64);
+  }
+  return heads;
+}();
 
 bool is_entry_code(std::string_view f) {
   static const NameSet kEntry(kEntryNames);          // immutable after construction

@@ -14,9 +14,23 @@ namespace btaudit {
 // dump_stack, __warn, report_bug, die, page_fault_oops, kasan_report, lockdep's printers, ...
 bool is_reporting_machinery(std::string_view function);
 
+namespace frame_roles_detail {
+// Bit (b0 | b1 << 8) is set when some chain-terminal name starts with the bytes b0, b1.
+extern const std::array<std::uint64_t, 1024> kTerminalHeads;
+bool is_listed_chain_terminal(std::string_view function);
+}  // namespace frame_roles_detail
+
 // The bottom frame of a stack: nothing the unwinder reports lies below it
 // (ret_from_fork, entry_SYSCALL_64_after_hwframe, secondary_startup_64, ...).
-bool is_chain_terminal(std::string_view function);
+// Asked of every reliable frame of every report: a name whose first two bytes start no listed
+// name (every one has two or more) is told here, without a call.
+inline bool is_chain_terminal(std::string_view function) {
+  if (function.size() < 2) return false;
+  const unsigned key =
+      static_cast<unsigned char>(function[0]) | static_cast<unsigned>(static_cast<unsigned char>(function[1])) << 8;
+  if (((frame_roles_detail::kTerminalHeads[key / 64] >> (key % 64)) & 1) == 0) return false;
+  return frame_roles_detail::is_listed_chain_terminal(function);
+}
 
 // Interrupt and exception entry stubs (asm_sysvec_*, apic_timer_interrupt, ret_from_intr, ...).
 bool is_entry_code(std::string_view function);
