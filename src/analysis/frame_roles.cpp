@@ -545,6 +545,20 @@ constexpr std::string_view kEntryPrefixes[] = {
     "asm_sysvec_", "asm_common_interrupt", "asm_exc_",        "sysvec_",      "__sysvec_", "entry_",
     "ret_from_",   "irq_stack_",           "run_on_irqstack", "call_on_stack"};
 
+// The first two bytes of a list's names and prefixes (frame_roles_detail::may_start_entry).
+// Every entry has two bytes or more (the title suite checks).
+constexpr frame_roles_detail::HeadTable heads_of(std::span<const std::string_view> names,
+                                                 std::span<const std::string_view> prefixes) {
+  frame_roles_detail::HeadTable heads{};
+  for (const auto list : {names, prefixes})
+    for (const std::string_view n : list) {
+      const unsigned key =
+          static_cast<unsigned char>(n[0]) | static_cast<unsigned>(static_cast<unsigned char>(n[1])) << 8;
+      heads[key / 64] |= std::uint64_t{1} << (key % 64);
+    }
+  return heads;
+}
+
 // "readb_nocheck", "write_once_size_nocheck": the (read|write)_once_.*nocheck family.
 bool is_once_nocheck(std::string_view f) {
   const std::size_t at = f.find("_once_");
@@ -633,7 +647,7 @@ std::string_view base_function_name(std::string_view function) {
   return dot == std::string_view::npos ? function : function.substr(0, dot);
 }
 
-bool is_reporting_machinery(std::string_view f) {
+bool frame_roles_detail::is_listed_reporting_machinery(std::string_view f) {
   static const NameSet kReporting(kReportingNames);      // immutable after construction
   static const PrefixSet kPrefixes(kReportingPrefixes);  // immutable after construction
   return kReporting.holds_base(f) || kPrefixes.starts(f);
@@ -644,21 +658,16 @@ bool frame_roles_detail::is_listed_chain_terminal(std::string_view f) {
   return kTerminals.holds_base(f);
 }
 
-constexpr std::array<std::uint64_t, 1024> frame_roles_detail::kTerminalHeads = [] {
-  std::array<std::uint64_t, 1024> heads{};
-  // Every name has two bytes or more (is_chain_terminal relies on it; the title suite checks).
-  for (const std::string_view n : kTerminalNames) {
-    const unsigned key = static_cast<unsigned char>(n[0]) | static_cast<unsigned>(static_cast<unsigned char>(n[1])) << 8;
-    heads[key / 64] |= std::uint64_t{1} << (key % 64);
-  }
-  return heads;
-}();
-
-bool is_entry_code(std::string_view f) {
+bool frame_roles_detail::is_listed_entry_code(std::string_view f) {
   static const NameSet kEntry(kEntryNames);          // immutable after construction
   static const PrefixSet kPrefixes(kEntryPrefixes);  // immutable after construction
   return kEntry.holds_base(f) || kPrefixes.starts(f);
 }
+
+constexpr frame_roles_detail::HeadTable frame_roles_detail::kReportingHeads =
+    heads_of(kReportingNames, kReportingPrefixes);
+constexpr frame_roles_detail::HeadTable frame_roles_detail::kTerminalHeads = heads_of(kTerminalNames, {});
+constexpr frame_roles_detail::HeadTable frame_roles_detail::kEntryHeads = heads_of(kEntryNames, kEntryPrefixes);
 
 namespace frame_roles_detail {
 RoleLists reporting_lists() { return {kReportingNames, kReportingPrefixes}; }
