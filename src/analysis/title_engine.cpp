@@ -1,5 +1,6 @@
 #include "analysis/title_engine.h"
 
+#include <algorithm>
 #include <bit>
 #include <bitset>
 #include <cstdint>
@@ -182,15 +183,82 @@ bool call_trace_line(std::string_view s) {
   return false;
 }
 
+// contains(s, "interrupt:"), searched from the line's ':' (frame lines have none, others a few)
+// rather than from its 'i' (every line has several): the word ends at one of them.
+[[gnu::always_inline]] inline bool holds_interrupt_colon(std::string_view s) {
+  constexpr std::string_view kWord = "interrupt";
+  const char* const base = s.data();
+  const char* const end = base + s.size();
+  for (const char* p = s.empty() ? nullptr : static_cast<const char*>(std::memchr(base, ':', s.size())); p != nullptr;
+       p = static_cast<const char*>(std::memchr(p + 1, ':', static_cast<std::size_t>(end - p - 1)))) {
+    const auto at = static_cast<std::size_t>(p - base);
+    if (at >= kWord.size() && s.substr(at - kWord.size(), kWord.size()) == kWord) return true;
+  }
+  return false;
+}
+
+// The first two bytes of every AnyOf alternative of the rule table (a handful, repeated to fill
+// the array: a pair twice changes no answer), for may_hold_pair: the alternatives are looked
+// for on every line up to the one holding them, most of the report, and their first bytes
+// ('a', 'p', 'e') are in every line. Not usable when an alternative is shorter than two bytes
+// or there are more distinct pairs than the array holds. Immutable after construction.
+struct AnyOfHeads {
+  std::array<std::array<char, 2>, 4> pairs{};
+  bool usable = false;
+};
+const AnyOfHeads& any_of_heads() {
+  static const AnyOfHeads heads = [] {
+    AnyOfHeads h;
+    std::size_t n = 0;
+    bool fits = true;
+    for (const Family& fam : families())
+      for (const Format& f : fam.formats)
+        for (const auto* parts : {&f.stack.parts, &f.stack.parts2})
+          for (const Part& p : *parts) {
+            if (p.kind != PartKind::AnyOf) continue;
+            std::string_view alts = p.pattern;
+            for (;;) {
+              const std::size_t bar = alts.find('|');
+              const std::string_view alt = alts.substr(0, bar);
+              if (alt.size() < 2) {
+                fits = false;
+              } else {
+                const std::array<char, 2> pair = {alt[0], alt[1]};
+                if (std::find(h.pairs.begin(), h.pairs.begin() + static_cast<std::ptrdiff_t>(n), pair) ==
+                    h.pairs.begin() + static_cast<std::ptrdiff_t>(n)) {
+                  if (n == h.pairs.size())
+                    fits = false;
+                  else
+                    h.pairs[n++] = pair;
+                }
+              }
+              if (bar == std::string_view::npos) break;
+              alts.remove_prefix(bar + 1);
+            }
+          }
+    for (std::size_t k = n; k < h.pairs.size() && n > 0; ++k) h.pairs[k] = h.pairs[0];
+    h.usable = fits && n > 0;
+    return h;
+  }();
+  return heads;
+}
+
+[[gnu::always_inline]] inline bool may_hold_any_of(std::string_view s) {
+  const AnyOfHeads& heads = any_of_heads();
+  return !heads.usable || may_hold_pair(s, heads.pairs);
+}
+
 bool match_part(const Part& part, std::string_view s, Caps& out) {
   switch (part.kind) {
     case PartKind::Rip: return rip_frame(s, out);
     // Every match holds "interrupt:" (a literal word of the pattern): most lines are told by one search.
     case PartKind::RipOrInterrupt:
-      return rip_frame(s, out) || (contains(s, "interrupt:") && find_pattern("--- interrupt: {D} at {F}", s, &out));
+      return rip_frame(s, out) || (holds_interrupt_colon(s) && find_pattern("--- interrupt: {D} at {F}", s, &out));
     case PartKind::CallTrace: return call_trace_line(s);
     case PartKind::Line: return find_pattern(part.pattern, s, &out);
     case PartKind::AnyOf: {
+      // A line holding none of the alternatives' first two bytes (any_of_heads) holds none of them.
+      if (!may_hold_any_of(s)) return false;
       std::string_view alts = part.pattern;
       for (int guard = 0; guard < 16; ++guard) {
         const std::size_t bar = alts.find('|');
@@ -736,6 +804,9 @@ std::size_t quad_key(const char* p) {
   return (w * 0x9E3779B1u) >> 16;
 }
 }  // namespace
+
+bool holds_interrupt_colon_for_test(std::string_view line) { return holds_interrupt_colon(line); }
+bool may_hold_any_of_for_test(std::string_view line) { return may_hold_any_of(line); }
 
 bool may_hold_header(std::string_view line) {
   // The first four bytes of every family's header, hashed, one bit each; all of them when a

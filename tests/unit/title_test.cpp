@@ -260,6 +260,49 @@ BOOST_AUTO_TEST_CASE(a_base_name_is_compared_without_cutting_it) {
   BOOST_TEST(equal > 10000);
 }
 
+// Two pre-tests of the title rules' line searches, on generated lines built from pieces of the
+// words they look for: "interrupt:" found from the line's ':' is what a search finds, and a line
+// holding an AnyOf alternative of the rule table is never ruled out.
+BOOST_AUTO_TEST_CASE(interrupt_and_any_of_searches_find_what_a_plain_search_finds) {
+  std::vector<std::string> alternatives;
+  for (const title_rules::Family& fam : title_rules::families())
+    for (const title_rules::Format& f : fam.formats)
+      for (const auto* parts : {&f.stack.parts, &f.stack.parts2})
+        for (const title_rules::Part& p : *parts) {
+          if (p.kind != title_rules::PartKind::AnyOf) continue;
+          std::string_view alts = p.pattern;
+          for (std::size_t bar = alts.find('|');; bar = alts.find('|')) {
+            alternatives.emplace_back(alts.substr(0, bar));
+            if (bar == std::string_view::npos) break;
+            alts.remove_prefix(bar + 1);
+          }
+        }
+  BOOST_TEST_REQUIRE(!alternatives.empty());
+  std::vector<std::string> pieces = {"interrupt", "interrupt:", "interrup", ":", "t:", " ", "a", "p", "e", "x",
+                                     "--- interrupt: 700 at ", "foo+0x1/0x2", "apic", "_timer", "Exception", "el1h_64"};
+  for (const std::string& a : alternatives) {
+    pieces.push_back(a);
+    pieces.push_back(a.substr(0, a.size() / 2));
+    pieces.push_back(a.substr(a.size() / 2));
+  }
+  std::mt19937 rng(1606);
+  int interrupts = 0;
+  int held = 0;
+  for (int n = 0; n < 200000; ++n) {
+    std::string line;
+    for (std::size_t k = rng() % 12; k > 0; --k) line += pieces[rng() % pieces.size()];
+    const bool interrupt = line.find("interrupt:") != std::string::npos;
+    interrupts += interrupt ? 1 : 0;
+    BOOST_TEST_REQUIRE(title_engine_detail::holds_interrupt_colon_for_test(line) == interrupt, "'" << line << "'");
+    bool holds = false;
+    for (const std::string& a : alternatives) holds = holds || line.find(a) != std::string::npos;
+    held += holds ? 1 : 0;
+    if (holds) BOOST_TEST_REQUIRE(title_engine_detail::may_hold_any_of_for_test(line), "'" << line << "'");
+  }
+  BOOST_TEST(interrupts > 10000);
+  BOOST_TEST(held > 10000);
+}
+
 // strip_syscall_prefix compares a name's first four bytes as a word before a prefix whole:
 // generated names (prefixes, cut, joined, with names after them) against the plain search.
 BOOST_AUTO_TEST_CASE(syscall_prefixes_are_stripped_as_the_plain_search_strips_them) {
