@@ -405,16 +405,16 @@ int stall_frame(const std::vector<std::string_view>& raw, bool anchored, std::st
   return static_cast<int>(prev);
 }
 
-int hang_frame(const std::vector<std::string>& frames, std::string& name) {
+int hang_frame(const std::vector<std::string_view>& frames, std::string& name) {
   for (std::size_t i = 0; i < frames.size(); ++i) {
-    const std::string& f = frames[i];
-    if (f.find("rtnl_lock") != std::string::npos) {
+    const std::string_view f = frames[i];
+    if (f.find("rtnl_lock") != std::string_view::npos) {
       name = f;
       return static_cast<int>(i);
     }
     // Hangs on RCU grace periods share one root whatever the flavour.
     for (std::string_view a : {"synchronize_rcu", "synchronize_srcu", "synchronize_net", "synchronize_sched"}) {
-      if (f.find(a) != std::string::npos) {
+      if (f.find(a) != std::string_view::npos) {
         name = "synchronize_rcu";
         return static_cast<int>(i);
       }
@@ -426,7 +426,7 @@ int hang_frame(const std::vector<std::string>& frames, std::string& name) {
                                                   "rcu_barrier"};
   for (std::size_t i = 0; i < frames.size(); ++i) {
     bool waiting = false;
-    for (auto w : kWaiting) waiting = waiting || frames[i].find(w) != std::string::npos;
+    for (auto w : kWaiting) waiting = waiting || frames[i].find(w) != std::string_view::npos;
     if (!waiting) {
       name = frames[i];
       return static_cast<int>(i);
@@ -451,9 +451,11 @@ Pick extract(const std::vector<std::string_view>& raw, Extractor e, bool anchore
     if (at < 0) return {};
     return {name, std::string(raw[static_cast<std::size_t>(at)])};
   }
-  std::vector<std::string> stripped;
+  // Views of the names, not copies: the names outlive the pick (they view the report's lines or
+  // StackFrames' demangled names).
+  std::vector<std::string_view> stripped;
   stripped.reserve(raw.size());
-  for (auto r : raw) stripped.emplace_back(strip_syscall_prefix(r));
+  for (auto r : raw) stripped.push_back(strip_syscall_prefix(r));
   const int at = hang_frame(stripped, name);
   if (at < 0) return {};
   return {name, std::string(raw[static_cast<std::size_t>(at)])};
