@@ -293,7 +293,16 @@ std::string_view title_engine_detail::strip_syscall_prefix(std::string_view f) {
       }
     return word;
   }();
+  // Most names start with a byte no prefix starts with: those are told by one bit.
+  static constexpr auto kFirstBytes = [] {
+    std::array<std::uint64_t, 4> bits{};
+    for (const std::string_view p : kPrefixes)
+      bits[static_cast<unsigned char>(p[0]) / 64] |= std::uint64_t{1} << (static_cast<unsigned char>(p[0]) % 64);
+    return bits;
+  }();
   if (f.size() < 4) return f;
+  const auto first = static_cast<unsigned char>(f[0]);
+  if (((kFirstBytes[first / 64] >> (first % 64)) & 1) == 0) return f;
   std::uint32_t head = 0;
   std::memcpy(&head, f.data(), 4);
   std::string_view best = f;
