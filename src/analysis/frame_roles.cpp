@@ -585,6 +585,7 @@ bool matches_frame_pattern(std::string_view function, std::string_view pattern) 
 }
 
 FramePatternSet::FramePatternSet(std::span<const std::string_view> patterns) : all_(patterns) {
+  std::size_t shortest = 0;  // of the inner substrings; 0 while there is none
   for (std::string_view p : patterns) {
     const bool anchored_head = p.starts_with('^');
     const bool anchored_tail = p.ends_with('$');
@@ -601,10 +602,12 @@ FramePatternSet::FramePatternSet(std::span<const std::string_view> patterns) : a
       other_.push_back(p);
     } else {
       const std::size_t key = quad_key(core.data());
+      if (shortest == 0 || core.size() < shortest) shortest = core.size();
       inner_[key % kQuadBuckets].push_back(core);
       inner_quads_[key / 64] |= std::uint64_t{1} << (key % 64);
     }
   }
+  if (shortest != 0) min_inner_ = shortest;
 }
 
 bool FramePatternSet::matches(std::string_view f) const {
@@ -619,7 +622,7 @@ bool FramePatternSet::matches(std::string_view f) const {
     if (h.whole ? f == h.core : f.starts_with(h.core)) return true;
   for (std::string_view core : tail_[static_cast<unsigned char>(f.back())])
     if (f.ends_with(core)) return true;
-  for (std::size_t i = 0; i + 4 <= f.size(); ++i) {
+  for (std::size_t i = 0; i + min_inner_ <= f.size(); ++i) {
     const std::size_t key = quad_key(f.data() + i);
     if (((inner_quads_[key / 64] >> (key % 64)) & 1) == 0) continue;
     // The bucket's substrings: their first four bytes (every one has four) are compared as a

@@ -81,7 +81,9 @@ class FramePatternSet {
   // substrings only where the bit is set.
   std::array<std::vector<std::string_view>, kQuadBuckets> inner_{};
   std::array<std::uint64_t, 1024> inner_quads_{};
-  std::vector<std::string_view> other_;                    // shorter substrings: tried on every name
+  // The shortest of those substrings: none starts after a name's last min_inner_ bytes begin.
+  std::size_t min_inner_ = 4;
+  std::vector<std::string_view> other_;  // shorter substrings: tried on every name
   std::array<std::vector<Head>, 256> head_{};              // "^x" and "^x$", by x's first character
   std::array<std::vector<std::string_view>, 256> tail_{};  // x of "x$", by x's last character
 };
