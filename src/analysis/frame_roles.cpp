@@ -552,8 +552,7 @@ constexpr frame_roles_detail::HeadTable heads_of(std::span<const std::string_vie
   frame_roles_detail::HeadTable heads{};
   for (const auto list : {names, prefixes})
     for (const std::string_view n : list) {
-      const unsigned key =
-          static_cast<unsigned char>(n[0]) | static_cast<unsigned>(static_cast<unsigned char>(n[1])) << 8;
+      const unsigned key = frame_roles_detail::head_key(n);
       heads[key / 64] |= std::uint64_t{1} << (key % 64);
     }
   return heads;

@@ -18,11 +18,16 @@ using HeadTable = std::array<std::uint64_t, 1024>;
 extern const HeadTable kReportingHeads;
 extern const HeadTable kTerminalHeads;
 extern const HeadTable kEntryHeads;
+// The bit of a name's first two bytes (the name has two or more).
+constexpr unsigned head_key(std::string_view f) {
+  return static_cast<unsigned>(static_cast<unsigned char>(f[0])) |
+         static_cast<unsigned>(static_cast<unsigned char>(f[1])) << 8U;
+}
 // Whether f's first two bytes start some entry of the list whose table is `heads`: when not, f
 // plays no part of the list's, told inline without a call (the roles are asked of every frame).
 inline bool may_start_entry(const HeadTable& heads, std::string_view f) {
   if (f.size() < 2) return false;
-  const unsigned key = static_cast<unsigned char>(f[0]) | static_cast<unsigned>(static_cast<unsigned char>(f[1])) << 8;
+  const unsigned key = head_key(f);
   return ((heads[key / 64] >> (key % 64)) & 1) != 0;
 }
 bool is_listed_reporting_machinery(std::string_view function);
@@ -83,7 +88,7 @@ class FramePatternSet {
   std::array<std::uint64_t, 1024> inner_quads_{};
   // The shortest of those substrings: none starts after a name's last min_inner_ bytes begin.
   std::size_t min_inner_ = 4;
-  std::vector<std::string_view> other_;  // shorter substrings: tried on every name
+  std::vector<std::string_view> other_;                    // shorter substrings: tried on every name
   std::array<std::vector<Head>, 256> head_{};              // "^x" and "^x$", by x's first character
   std::array<std::vector<std::string_view>, 256> tail_{};  // x of "x$", by x's last character
 };

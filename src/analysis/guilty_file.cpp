@@ -167,7 +167,8 @@ bool deeper_path(std::string_view suffix) {
   // much as the call on the short lines of a trace, and every line of every report is asked.
   const char* const base = line.data();
   const char* const end = base + line.size();
-  for (const char* p = line.size() > 1 ? static_cast<const char*>(std::memchr(base + 1, '.', line.size() - 1)) : nullptr;
+  for (const char* p = line.size() > 1 ? static_cast<const char*>(std::memchr(base + 1, '.', line.size() - 1))
+                                       : nullptr;
        p != nullptr; p = static_cast<const char*>(std::memchr(p + 1, '.', static_cast<std::size_t>(end - p - 1)))) {
     const std::size_t dot = static_cast<std::size_t>(p - base);
     const std::size_t at = dot + 2;  // the ':'

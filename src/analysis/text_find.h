@@ -47,7 +47,7 @@ namespace text_find_detail {
 // Whether positions q[0..31] start one of the N pairs (first[k], second[k] broadcast).
 template <std::size_t N>
 __attribute__((target("avx2"))) inline bool pair_block_avx2(const char* q, const __m256i* first,
-                                                             const __m256i* second) {
+                                                            const __m256i* second) {
   const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
   const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 1));
   __m256i hit = _mm256_and_si256(_mm256_cmpeq_epi8(a, first[0]), _mm256_cmpeq_epi8(b, second[0]));
@@ -58,7 +58,7 @@ __attribute__((target("avx2"))) inline bool pair_block_avx2(const char* q, const
 
 template <std::size_t N>
 __attribute__((target("avx2"))) bool may_hold_pair_avx2(const char* p, std::size_t n,
-                                                         const std::array<std::array<char, 2>, N>& pairs) {
+                                                        const std::array<std::array<char, 2>, N>& pairs) {
   __m256i first[N];
   __m256i second[N];
   for (std::size_t k = 0; k < N; ++k) {

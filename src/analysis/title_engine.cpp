@@ -779,8 +779,8 @@ constexpr std::size_t kMaxJoinedName = 100;
 // f.spans_lines of them, adding at most kMaxJoinedName bytes): a task name holding line
 // breaks ("INFO: task \xff\n\xfe:18088 blocked for more than 143 seconds."). The joined text
 // is kept in `joined`, which the captures view.
-bool match_joined(const Format& f, const Words& others, const Lines& lines, std::size_t li,
-                  std::string& joined, Caps& caps) {
+bool match_joined(const Format& f, const Words& others, const Lines& lines, std::size_t li, std::string& joined,
+                  Caps& caps) {
   joined.assign(lines[li]);
   for (int k = 1; k <= f.spans_lines && li + static_cast<std::size_t>(k) < lines.size(); ++k) {
     if (joined.size() - lines[li].size() >= kMaxJoinedName) break;  // the lines joined so far are all name

@@ -55,8 +55,8 @@ BOOST_AUTO_TEST_CASE(the_first_file_of_a_line_is_the_leftmost_regex_match) {
 // ".c:<digit>" matches (many dots, few matches), find what the reference finds.
 BOOST_AUTO_TEST_CASE(the_dot_by_dot_search_finds_the_leftmost_file_in_long_lines) {
   std::mt19937 rng(1468);
-  const std::vector<std::string> pieces = {"a", "b/", ".", "c", "h", ":", "1", " ", ".c:", ".h:", ".c:7", "x.c:",
-                                           "x.h:9", "/", "_", "-", "(", "+0x1", "..", ".isra.0", "ffff"};
+  const std::vector<std::string> pieces = {"a",    "b/",    ".", "c", "h", ":", "1",    " ",  ".c:",     ".h:", ".c:7",
+                                           "x.c:", "x.h:9", "/", "_", "-", "(", "+0x1", "..", ".isra.0", "ffff"};
   for (int i = 0; i < 100000; ++i) {
     std::string line;
     const std::size_t len = rng() % 300;
@@ -102,15 +102,46 @@ BOOST_AUTO_TEST_CASE(machinery_files_are_ignored_and_subsystems_are_not) {
 // rows' own text with '*' and '?' filled in, cut, extended, a byte changed) against every row
 // globbed in turn.
 BOOST_AUTO_TEST_CASE(machinery_rows_are_tried_by_the_paths_first_byte) {
-  const std::vector<std::string> rows = {
-      "lib/", "virt/lib/", "mm/kasan/", "mm/kmsan/", "kernel/kcov?c", "mm/sl?b?c", "mm/filemap?c", "mm/folio-compat?c",
-      "mm/truncate?c", "mm/memory?c", "mm/percpu", "mm/vmalloc?c", "mm/page_alloc?c", "mm/mempool?c", "mm/util?c",
-      "kernel/rcu/", "arch/*/kernel/traps?c", "arch/*/kernel/unwind*?c", "arch/*/mm/fault?c", "arch/*/mm/physaddr?c",
-      "arch/*/kernel/stacktrace?c", "arch/*/kernel/apic/apic?c", "arch/arm64/kernel/entry*?c",
-      "arch/arm64/kernel/process?c", "kernel/locking/", "kernel/panic?c", "kernel/printk/printk*?c",
-      "kernel/softirq?c", "kernel/kthread?c", "kernel/sched/*?c", "kernel/stacktrace?c", "kernel/time/timer?c",
-      "kernel/workqueue?c", "net/core/dev?c", "net/core/sock?c", "net/core/skbuff?c", "fs/proc/generic?c", "trusty/",
-      "drivers/usb/core/urb?c", "arch/*/lib/crc"};
+  const std::vector<std::string> rows = {"lib/",
+                                         "virt/lib/",
+                                         "mm/kasan/",
+                                         "mm/kmsan/",
+                                         "kernel/kcov?c",
+                                         "mm/sl?b?c",
+                                         "mm/filemap?c",
+                                         "mm/folio-compat?c",
+                                         "mm/truncate?c",
+                                         "mm/memory?c",
+                                         "mm/percpu",
+                                         "mm/vmalloc?c",
+                                         "mm/page_alloc?c",
+                                         "mm/mempool?c",
+                                         "mm/util?c",
+                                         "kernel/rcu/",
+                                         "arch/*/kernel/traps?c",
+                                         "arch/*/kernel/unwind*?c",
+                                         "arch/*/mm/fault?c",
+                                         "arch/*/mm/physaddr?c",
+                                         "arch/*/kernel/stacktrace?c",
+                                         "arch/*/kernel/apic/apic?c",
+                                         "arch/arm64/kernel/entry*?c",
+                                         "arch/arm64/kernel/process?c",
+                                         "kernel/locking/",
+                                         "kernel/panic?c",
+                                         "kernel/printk/printk*?c",
+                                         "kernel/softirq?c",
+                                         "kernel/kthread?c",
+                                         "kernel/sched/*?c",
+                                         "kernel/stacktrace?c",
+                                         "kernel/time/timer?c",
+                                         "kernel/workqueue?c",
+                                         "net/core/dev?c",
+                                         "net/core/sock?c",
+                                         "net/core/skbuff?c",
+                                         "fs/proc/generic?c",
+                                         "trusty/",
+                                         "drivers/usb/core/urb?c",
+                                         "arch/*/lib/crc"};
   // Glob from the path's first byte: '*' any run, '?' any byte, the path may go on.
   const auto glob = [](auto&& self, std::string_view p, std::string_view s) -> bool {
     if (p.empty()) return true;

@@ -340,8 +340,8 @@ BOOST_AUTO_TEST_CASE(a_frame_pattern_set_matches_a_name_when_some_pattern_of_it_
   static constexpr std::string_view kPatterns[] = {
       "kasan", "__asan",    "_trap$", "^down$", "^mutex_",   "lock",       "x",  "ab",     "^",         "$",  "^a",
       "b$",    "spin_lock", "^__rb_", "readb$", "atomic64_", "^call_mmap", "of", "_once_", "^kthread$", "sys"};
-  static constexpr std::string_view kLong[] = {"spin_lock", "atomic64_", "do_softirq", "_run_timers", "^kthread$",
-                                               "readb$", "process_one_work"};
+  static constexpr std::string_view kLong[] = {"spin_lock", "atomic64_", "do_softirq",      "_run_timers",
+                                               "^kthread$", "readb$",    "process_one_work"};
   const auto check = [](std::span<const std::string_view> patterns, unsigned seed) {
     const FramePatternSet set(patterns);
     std::mt19937 rng(seed);
@@ -491,8 +491,22 @@ BOOST_AUTO_TEST_CASE(may_hold_pair_sees_every_adjacent_pair) {
 // missing. Generated: lines and words from shared pieces (so that many words are held), of
 // every length, NUL and 0xff bytes included; words of fewer than two bytes always pass.
 BOOST_AUTO_TEST_CASE(a_pair_set_never_rules_out_a_word_the_line_holds) {
-  const std::string pieces[] = {"a", "b", " ", "IP", "BUG:", "WARNING:", "at", "lib/", ".c", ":", "CPU#",
-                                "x", std::string(1, '\0'), "\xff", "still has locks held!", "kobject_"};
+  const std::string pieces[] = {"a",
+                                "b",
+                                " ",
+                                "IP",
+                                "BUG:",
+                                "WARNING:",
+                                "at",
+                                "lib/",
+                                ".c",
+                                ":",
+                                "CPU#",
+                                "x",
+                                std::string(1, '\0'),
+                                "\xff",
+                                "still has locks held!",
+                                "kobject_"};
   std::mt19937 rng(1455);
   int held = 0;
   int ruled_out = 0;

@@ -207,7 +207,7 @@ BOOST_AUTO_TEST_CASE(frame_roles_match_the_lists_read_by_base_name) {
       for (const std::string_view e : list) {
         BOOST_TEST(!e.empty());
         BOOST_TEST(e.find('.') == std::string_view::npos);  // what the lookup relies on
-        BOOST_TEST(e.size() >= 2);  // is_chain_terminal's first-two-bytes test relies on it
+        BOOST_TEST(e.size() >= 2);                          // is_chain_terminal's first-two-bytes test relies on it
         seeds.emplace_back(e);
       }
   }
@@ -278,8 +278,9 @@ BOOST_AUTO_TEST_CASE(interrupt_and_any_of_searches_find_what_a_plain_search_find
           }
         }
   BOOST_TEST_REQUIRE(!alternatives.empty());
-  std::vector<std::string> pieces = {"interrupt", "interrupt:", "interrup", ":", "t:", " ", "a", "p", "e", "x",
-                                     "--- interrupt: 700 at ", "foo+0x1/0x2", "apic", "_timer", "Exception", "el1h_64"};
+  std::vector<std::string> pieces = {
+      "interrupt",   "interrupt:", "interrup", ":",         "t:",     " ", "a", "p", "e", "x", "--- interrupt: 700 at ",
+      "foo+0x1/0x2", "apic",       "_timer",   "Exception", "el1h_64"};
   for (const std::string& a : alternatives) {
     pieces.push_back(a);
     pieces.push_back(a.substr(0, a.size() / 2));
