@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -544,6 +545,19 @@ constexpr std::string_view kEntryPrefixes[] = {
     "asm_sysvec_", "asm_common_interrupt", "asm_exc_",        "sysvec_",      "__sysvec_", "entry_",
     "ret_from_",   "irq_stack_",           "run_on_irqstack", "call_on_stack"};
 
+// The first two bytes of a list's names and prefixes (frame_roles_detail::may_start_entry).
+// Every entry has two bytes or more (the title suite checks).
+constexpr frame_roles_detail::HeadTable heads_of(std::span<const std::string_view> names,
+                                                 std::span<const std::string_view> prefixes) {
+  frame_roles_detail::HeadTable heads{};
+  for (const auto list : {names, prefixes})
+    for (const std::string_view n : list) {
+      const unsigned key = frame_roles_detail::head_key(n);
+      heads[key / 64] |= std::uint64_t{1} << (key % 64);
+    }
+  return heads;
+}
+
 // "readb_nocheck", "write_once_size_nocheck": the (read|write)_once_.*nocheck family.
 bool is_once_nocheck(std::string_view f) {
   const std::size_t at = f.find("_once_");
@@ -570,6 +584,7 @@ bool matches_frame_pattern(std::string_view function, std::string_view pattern) 
 }
 
 FramePatternSet::FramePatternSet(std::span<const std::string_view> patterns) : all_(patterns) {
+  std::size_t shortest = 0;  // of the inner substrings; 0 while there is none
   for (std::string_view p : patterns) {
     const bool anchored_head = p.starts_with('^');
     const bool anchored_tail = p.ends_with('$');
@@ -586,10 +601,12 @@ FramePatternSet::FramePatternSet(std::span<const std::string_view> patterns) : a
       other_.push_back(p);
     } else {
       const std::size_t key = quad_key(core.data());
+      if (shortest == 0 || core.size() < shortest) shortest = core.size();
       inner_[key % kQuadBuckets].push_back(core);
       inner_quads_[key / 64] |= std::uint64_t{1} << (key % 64);
     }
   }
+  if (shortest != 0) min_inner_ = shortest;
 }
 
 bool FramePatternSet::matches(std::string_view f) const {
@@ -604,7 +621,7 @@ bool FramePatternSet::matches(std::string_view f) const {
     if (h.whole ? f == h.core : f.starts_with(h.core)) return true;
   for (std::string_view core : tail_[static_cast<unsigned char>(f.back())])
     if (f.ends_with(core)) return true;
-  for (std::size_t i = 0; i + 4 <= f.size(); ++i) {
+  for (std::size_t i = 0; i + min_inner_ <= f.size(); ++i) {
     const std::size_t key = quad_key(f.data() + i);
     if (((inner_quads_[key / 64] >> (key % 64)) & 1) == 0) continue;
     // The bucket's substrings: their first four bytes (every one has four) are compared as a
@@ -632,22 +649,27 @@ std::string_view base_function_name(std::string_view function) {
   return dot == std::string_view::npos ? function : function.substr(0, dot);
 }
 
-bool is_reporting_machinery(std::string_view f) {
+bool frame_roles_detail::is_listed_reporting_machinery(std::string_view f) {
   static const NameSet kReporting(kReportingNames);      // immutable after construction
   static const PrefixSet kPrefixes(kReportingPrefixes);  // immutable after construction
   return kReporting.holds_base(f) || kPrefixes.starts(f);
 }
 
-bool is_chain_terminal(std::string_view f) {
+bool frame_roles_detail::is_listed_chain_terminal(std::string_view f) {
   static const NameSet kTerminals(kTerminalNames);  // immutable after construction
   return kTerminals.holds_base(f);
 }
 
-bool is_entry_code(std::string_view f) {
+bool frame_roles_detail::is_listed_entry_code(std::string_view f) {
   static const NameSet kEntry(kEntryNames);          // immutable after construction
   static const PrefixSet kPrefixes(kEntryPrefixes);  // immutable after construction
   return kEntry.holds_base(f) || kPrefixes.starts(f);
 }
+
+constexpr frame_roles_detail::HeadTable frame_roles_detail::kReportingHeads =
+    heads_of(kReportingNames, kReportingPrefixes);
+constexpr frame_roles_detail::HeadTable frame_roles_detail::kTerminalHeads = heads_of(kTerminalNames, {});
+constexpr frame_roles_detail::HeadTable frame_roles_detail::kEntryHeads = heads_of(kEntryNames, kEntryPrefixes);
 
 namespace frame_roles_detail {
 RoleLists reporting_lists() { return {kReportingNames, kReportingPrefixes}; }

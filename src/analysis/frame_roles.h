@@ -11,15 +11,48 @@
 
 namespace btaudit {
 
+namespace frame_roles_detail {
+// Bit (b0 | b1 << 8) of a list's table is set when some name or prefix of the list starts with
+// the bytes b0, b1 (every one has two bytes or more).
+using HeadTable = std::array<std::uint64_t, 1024>;
+extern const HeadTable kReportingHeads;
+extern const HeadTable kTerminalHeads;
+extern const HeadTable kEntryHeads;
+// The bit of a name's first two bytes (the name has two or more).
+constexpr unsigned head_key(std::string_view f) {
+  return static_cast<unsigned>(static_cast<unsigned char>(f[0])) |
+         static_cast<unsigned>(static_cast<unsigned char>(f[1])) << 8U;
+}
+// Whether f's first two bytes start some entry of the list whose table is `heads`: when not, f
+// plays no part of the list's, told inline without a call (the roles are asked of every frame).
+inline bool may_start_entry(const HeadTable& heads, std::string_view f) {
+  if (f.size() < 2) return false;
+  const unsigned key = head_key(f);
+  return ((heads[key / 64] >> (key % 64)) & 1) != 0;
+}
+bool is_listed_reporting_machinery(std::string_view function);
+bool is_listed_chain_terminal(std::string_view function);
+bool is_listed_entry_code(std::string_view function);
+}  // namespace frame_roles_detail
+
 // dump_stack, __warn, report_bug, die, page_fault_oops, kasan_report, lockdep's printers, ...
-bool is_reporting_machinery(std::string_view function);
+inline bool is_reporting_machinery(std::string_view function) {
+  return frame_roles_detail::may_start_entry(frame_roles_detail::kReportingHeads, function) &&
+         frame_roles_detail::is_listed_reporting_machinery(function);
+}
 
 // The bottom frame of a stack: nothing the unwinder reports lies below it
 // (ret_from_fork, entry_SYSCALL_64_after_hwframe, secondary_startup_64, ...).
-bool is_chain_terminal(std::string_view function);
+inline bool is_chain_terminal(std::string_view function) {
+  return frame_roles_detail::may_start_entry(frame_roles_detail::kTerminalHeads, function) &&
+         frame_roles_detail::is_listed_chain_terminal(function);
+}
 
 // Interrupt and exception entry stubs (asm_sysvec_*, apic_timer_interrupt, ret_from_intr, ...).
-bool is_entry_code(std::string_view function);
+inline bool is_entry_code(std::string_view function) {
+  return frame_roles_detail::may_start_entry(frame_roles_detail::kEntryHeads, function) &&
+         frame_roles_detail::is_listed_entry_code(function);
+}
 
 // Whether a frame name matches a skip pattern: "^x" must start with x, "x$"
 // must end with x, "^x$" must equal x, anything else is a substring.
@@ -53,6 +86,8 @@ class FramePatternSet {
   // substrings only where the bit is set.
   std::array<std::vector<std::string_view>, kQuadBuckets> inner_{};
   std::array<std::uint64_t, 1024> inner_quads_{};
+  // The shortest of those substrings: none starts after a name's last min_inner_ bytes begin.
+  std::size_t min_inner_ = 4;
   std::vector<std::string_view> other_;                    // shorter substrings: tried on every name
   std::array<std::vector<Head>, 256> head_{};              // "^x" and "^x$", by x's first character
   std::array<std::vector<std::string_view>, 256> tail_{};  // x of "x$", by x's last character

@@ -7,13 +7,16 @@ namespace btaudit {
 
 namespace {
 
+using guilty_detail::base_is;
+
 // The frame the title rules named, found among the parsed frames: the first
 // frame the unwinder vouched for with that name, else any frame with it.
 std::optional<std::size_t> frame_named(const Report& report, std::string_view name) {
+  const bool name_has_dot = name.find('.', 1) != std::string_view::npos;
   for (int pass = 0; pass < 2; ++pass) {
     for (std::size_t i = 0; i < report.frames.size(); ++i) {
       const Frame& f = report.frames[i];
-      if (!f.function || base_function_name(*f.function) != name) continue;
+      if (!f.function || !base_is(*f.function, name, name_has_dot)) continue;
       if (pass == 0 && f.printed_unreliable) continue;
       return i;
     }
@@ -28,7 +31,7 @@ std::optional<std::size_t> find_guilty_frame(const Report& report) {
 }
 
 std::optional<std::size_t> find_guilty_frame(const Report& report, const std::optional<RuleTitle>& rules) {
-  if (rules && !rules->frame.empty()) {
+  if (rules && !rules->frame.empty()) {  // base_is wants a name
     if (auto i = frame_named(report, rules->frame)) return i;
   }
   for (const Trace& t : report.traces) {

@@ -1,9 +1,12 @@
 #include "analysis/guilty_file.h"
 
 #include <array>
+#include <bit>
 #include <cstddef>
-#include <span>
+#include <cstdint>
+#include <cstring>
 
+#include "analysis/text_find.h"
 #include "text/scan.h"
 
 namespace btaudit {
@@ -159,8 +162,15 @@ bool deeper_path(std::string_view suffix) {
   // filenameRe: ([a-zA-Z0-9_\-\./]*[a-zA-Z0-9_\-]+\.(c|h)):[0-9]+. The leftmost match ends at the
   // first ".c:<digit>" / ".h:<digit>" whose name has a byte before the dot, and starts where
   // the run of path bytes before it starts (':' ends a run, so no later end can be reached).
-  // Searched by its '.', rarer in report lines than ':' (register rows hold several).
-  for (std::size_t dot = line.find('.', 1); dot != std::string_view::npos; dot = line.find('.', dot + 1)) {
+  // Searched by its '.', rarer in report lines than ':' (register rows hold several), with memchr
+  // called directly: string_view::find's bounds and position arithmetic around it cost about as
+  // much as the call on the short lines of a trace, and every line of every report is asked.
+  const char* const base = line.data();
+  const char* const end = base + line.size();
+  for (const char* p = line.size() > 1 ? static_cast<const char*>(std::memchr(base + 1, '.', line.size() - 1))
+                                       : nullptr;
+       p != nullptr; p = static_cast<const char*>(std::memchr(p + 1, '.', static_cast<std::size_t>(end - p - 1)))) {
+    const std::size_t dot = static_cast<std::size_t>(p - base);
     const std::size_t at = dot + 2;  // the ':'
     if (at + 1 >= line.size() || line[at] != ':' || (line[dot + 1] != 'c' && line[dot + 1] != 'h') ||
         !is_digit(line[at + 1]) || !is_name_byte(line[dot - 1]))
@@ -251,11 +261,19 @@ std::string clean_path(std::string_view path) {
 
 bool ignored_file(std::string_view path) {
   // Every row but the first opens with a literal byte: a path is tried against the rows that
-  // open with its own first byte (a few), and "*.h" is a search for ".h".
-  if (path.find(".h") != std::string_view::npos) return true;
+  // open with its own first byte (a few, found as the bits of a word kept for each byte, not by
+  // comparing every row's), and "*.h" is a search for ".h".
+  static constexpr auto kRowsByFirst = [] {
+    static_assert(kIgnoredFiles.size() - 1 <= 64);
+    std::array<std::uint64_t, 256> rows{};
+    for (std::size_t r = 1; r < kIgnoredFiles.size(); ++r)
+      rows[static_cast<unsigned char>(kIgnoredFiles[r][0])] |= std::uint64_t{1} << (r - 1);
+    return rows;
+  }();
+  if (find_text(path, ".h") != std::string_view::npos) return true;
   if (path.empty()) return false;
-  for (const std::string_view p : std::span(kIgnoredFiles).subspan(1))
-    if (p[0] == path[0] && glob_prefix(p, path)) return true;
+  for (std::uint64_t rows = kRowsByFirst[static_cast<unsigned char>(path[0])]; rows != 0; rows &= rows - 1)
+    if (glob_prefix(kIgnoredFiles[1 + static_cast<std::size_t>(std::countr_zero(rows))], path)) return true;
   return false;
 }
 
@@ -265,9 +283,18 @@ std::optional<std::string> find_guilty_file(std::string_view title, const std::v
   // An rcu stall's trace runs through the stall detector and the timer interrupt before the
   // code that looped: the search starts at the interrupt's entry when the report shows one.
   if (title.starts_with("INFO: rcu detected stall")) {
-    for (const std::string_view entry : {"apic_timer_interrupt+0x", "el1h_64_irq+0x", "Exception stack"}) {
+    // Each entry's first two bytes ("ap", "el", "Ex") are looked for sixteen places at a time
+    // (may_hold_pair) before the entry is searched: a line without them, most lines, costs no
+    // memchr call per occurrence of the entry's first byte.
+    static constexpr std::array<std::array<std::array<char, 2>, 1>, 3> kHeads = {
+        {{{{'a', 'p'}}}, {{{'e', 'l'}}}, {{{'E', 'x'}}}}};
+    static constexpr std::array<std::string_view, 3> kEntries = {"apic_timer_interrupt+0x", "el1h_64_irq+0x",
+                                                                 "Exception stack"};
+    for (std::size_t e = 0; e < kEntries.size(); ++e) {
+      const std::string_view entry = kEntries[e];
       for (std::size_t li = 0; li < lines.size(); ++li) {
-        const std::size_t at = lines[li].find(entry);
+        if (!may_hold_pair(lines[li], kHeads[e])) continue;
+        const std::size_t at = find_text(lines[li], entry);
         if (at == std::string_view::npos) continue;
         if (auto file = guilty_from(lines, li, lines[li].substr(at))) return file;
         break;

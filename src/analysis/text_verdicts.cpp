@@ -24,6 +24,8 @@ void judge_trace(Report& r, std::size_t first, std::size_t count) {
       last_reliable = i;
     }
   }
+  // The same for every reliable frame of the trace: worked out once, not per frame.
+  const Reason reliable_reason = never_guesses(r.arch) ? Reason::ExactUnwinder : Reason::Unwinder;
   // Whether the live chain has already reached the bottom of the stack the frame is on.
   bool chain_ended = false;
   StackKind chain_stack = StackKind::Unknown;
@@ -36,7 +38,7 @@ void judge_trace(Report& r, std::size_t first, std::size_t count) {
     }
     if (!f.printed_unreliable) {
       f.verdict = Verdict::Reliable;
-      f.reason = never_guesses(r.arch) ? Reason::ExactUnwinder : Reason::Unwinder;
+      f.reason = reliable_reason;
       // Once ended, the chain stays ended until the stack changes: the name need not be looked up.
       if (!chain_ended && f.function && is_chain_terminal(*f.function)) chain_ended = true;
       continue;

@@ -1,5 +1,6 @@
 #include "analysis/title_engine.h"
 
+#include <algorithm>
 #include <bit>
 #include <bitset>
 #include <cstdint>
@@ -182,15 +183,82 @@ bool call_trace_line(std::string_view s) {
   return false;
 }
 
+// contains(s, "interrupt:"), searched from the line's ':' (frame lines have none, others a few)
+// rather than from its 'i' (every line has several): the word ends at one of them.
+[[gnu::always_inline]] inline bool holds_interrupt_colon(std::string_view s) {
+  constexpr std::string_view kWord = "interrupt";
+  const char* const base = s.data();
+  const char* const end = base + s.size();
+  for (const char* p = s.empty() ? nullptr : static_cast<const char*>(std::memchr(base, ':', s.size())); p != nullptr;
+       p = static_cast<const char*>(std::memchr(p + 1, ':', static_cast<std::size_t>(end - p - 1)))) {
+    const auto at = static_cast<std::size_t>(p - base);
+    if (at >= kWord.size() && s.substr(at - kWord.size(), kWord.size()) == kWord) return true;
+  }
+  return false;
+}
+
+// The first two bytes of every AnyOf alternative of the rule table (a handful, repeated to fill
+// the array: a pair twice changes no answer), for may_hold_pair: the alternatives are looked
+// for on every line up to the one holding them, most of the report, and their first bytes
+// ('a', 'p', 'e') are in every line. Not usable when an alternative is shorter than two bytes
+// or there are more distinct pairs than the array holds. Immutable after construction.
+struct AnyOfHeads {
+  std::array<std::array<char, 2>, 4> pairs{};
+  bool usable = false;
+};
+const AnyOfHeads& any_of_heads() {
+  static const AnyOfHeads heads = [] {
+    AnyOfHeads h;
+    std::size_t n = 0;
+    bool fits = true;
+    for (const Family& fam : families())
+      for (const Format& f : fam.formats)
+        for (const auto* parts : {&f.stack.parts, &f.stack.parts2})
+          for (const Part& p : *parts) {
+            if (p.kind != PartKind::AnyOf) continue;
+            std::string_view alts = p.pattern;
+            for (;;) {
+              const std::size_t bar = alts.find('|');
+              const std::string_view alt = alts.substr(0, bar);
+              if (alt.size() < 2) {
+                fits = false;
+              } else {
+                const std::array<char, 2> pair = {alt[0], alt[1]};
+                if (std::find(h.pairs.begin(), h.pairs.begin() + static_cast<std::ptrdiff_t>(n), pair) ==
+                    h.pairs.begin() + static_cast<std::ptrdiff_t>(n)) {
+                  if (n == h.pairs.size())
+                    fits = false;
+                  else
+                    h.pairs[n++] = pair;
+                }
+              }
+              if (bar == std::string_view::npos) break;
+              alts.remove_prefix(bar + 1);
+            }
+          }
+    for (std::size_t k = n; k < h.pairs.size() && n > 0; ++k) h.pairs[k] = h.pairs[0];
+    h.usable = fits && n > 0;
+    return h;
+  }();
+  return heads;
+}
+
+[[gnu::always_inline]] inline bool may_hold_any_of(std::string_view s) {
+  const AnyOfHeads& heads = any_of_heads();
+  return !heads.usable || may_hold_pair(s, heads.pairs);
+}
+
 bool match_part(const Part& part, std::string_view s, Caps& out) {
   switch (part.kind) {
     case PartKind::Rip: return rip_frame(s, out);
     // Every match holds "interrupt:" (a literal word of the pattern): most lines are told by one search.
     case PartKind::RipOrInterrupt:
-      return rip_frame(s, out) || (contains(s, "interrupt:") && find_pattern("--- interrupt: {D} at {F}", s, &out));
+      return rip_frame(s, out) || (holds_interrupt_colon(s) && find_pattern("--- interrupt: {D} at {F}", s, &out));
     case PartKind::CallTrace: return call_trace_line(s);
     case PartKind::Line: return find_pattern(part.pattern, s, &out);
     case PartKind::AnyOf: {
+      // A line holding none of the alternatives' first two bytes (any_of_heads) holds none of them.
+      if (!may_hold_any_of(s)) return false;
       std::string_view alts = part.pattern;
       for (int guard = 0; guard < 16; ++guard) {
         const std::size_t bar = alts.find('|');
@@ -225,7 +293,16 @@ std::string_view title_engine_detail::strip_syscall_prefix(std::string_view f) {
       }
     return word;
   }();
+  // Most names start with a byte no prefix starts with: those are told by one bit.
+  static constexpr auto kFirstBytes = [] {
+    std::array<std::uint64_t, 4> bits{};
+    for (const std::string_view p : kPrefixes)
+      bits[static_cast<unsigned char>(p[0]) / 64] |= std::uint64_t{1} << (static_cast<unsigned char>(p[0]) % 64);
+    return bits;
+  }();
   if (f.size() < 4) return f;
+  const auto first = static_cast<unsigned char>(f[0]);
+  if (((kFirstBytes[first / 64] >> (first % 64)) & 1) == 0) return f;
   std::uint32_t head = 0;
   std::memcpy(&head, f.data(), 4);
   std::string_view best = f;
@@ -337,16 +414,16 @@ int stall_frame(const std::vector<std::string_view>& raw, bool anchored, std::st
   return static_cast<int>(prev);
 }
 
-int hang_frame(const std::vector<std::string>& frames, std::string& name) {
+int hang_frame(const std::vector<std::string_view>& frames, std::string& name) {
   for (std::size_t i = 0; i < frames.size(); ++i) {
-    const std::string& f = frames[i];
-    if (f.find("rtnl_lock") != std::string::npos) {
+    const std::string_view f = frames[i];
+    if (f.find("rtnl_lock") != std::string_view::npos) {
       name = f;
       return static_cast<int>(i);
     }
     // Hangs on RCU grace periods share one root whatever the flavour.
     for (std::string_view a : {"synchronize_rcu", "synchronize_srcu", "synchronize_net", "synchronize_sched"}) {
-      if (f.find(a) != std::string::npos) {
+      if (f.find(a) != std::string_view::npos) {
         name = "synchronize_rcu";
         return static_cast<int>(i);
       }
@@ -358,7 +435,7 @@ int hang_frame(const std::vector<std::string>& frames, std::string& name) {
                                                   "rcu_barrier"};
   for (std::size_t i = 0; i < frames.size(); ++i) {
     bool waiting = false;
-    for (auto w : kWaiting) waiting = waiting || frames[i].find(w) != std::string::npos;
+    for (auto w : kWaiting) waiting = waiting || frames[i].find(w) != std::string_view::npos;
     if (!waiting) {
       name = frames[i];
       return static_cast<int>(i);
@@ -383,9 +460,11 @@ Pick extract(const std::vector<std::string_view>& raw, Extractor e, bool anchore
     if (at < 0) return {};
     return {name, std::string(raw[static_cast<std::size_t>(at)])};
   }
-  std::vector<std::string> stripped;
+  // Views of the names, not copies: the names outlive the pick (they view the report's lines or
+  // StackFrames' demangled names).
+  std::vector<std::string_view> stripped;
   stripped.reserve(raw.size());
-  for (auto r : raw) stripped.emplace_back(strip_syscall_prefix(r));
+  for (auto r : raw) stripped.push_back(strip_syscall_prefix(r));
   const int at = hang_frame(stripped, name);
   if (at < 0) return {};
   return {name, std::string(raw[static_cast<std::size_t>(at)])};
@@ -546,18 +625,22 @@ std::optional<std::size_t> match_lines(std::span<const std::string_view> pats, c
 
 std::string format_title(std::string_view fmt, const Caps& caps, const std::vector<Pick>& picks) {
   std::string out;
+  out.reserve(fmt.size() + 64);
+  // The text between references is appended as one run, not byte by byte.
+  std::size_t run = 0;  // where the run of literal text not yet appended starts
   for (std::size_t i = 0; i < fmt.size(); ++i) {
     if (fmt[i] == '$' && i + 1 < fmt.size() && fmt[i + 1] >= '1' && fmt[i + 1] <= '9') {
+      out.append(fmt.substr(run, i - run));
       const std::size_t n = static_cast<std::size_t>(fmt[i + 1] - '1');
       if (n < caps.size())
         out.append(caps[n]);
       else if (n - caps.size() < picks.size())
         out.append(picks[n - caps.size()].canonical);
       ++i;
-      continue;
+      run = i + 1;
     }
-    out.push_back(fmt[i]);
   }
+  out.append(fmt.substr(run));
   return out;
 }
 
@@ -589,14 +672,47 @@ std::vector<std::string_view> literal_words(std::string_view pattern) {
 // from the rule table: the leading literals of the formats' first title patterns (a
 // handful, shared: "BUG:", "WARNING:"), searched once per line, and each format's other
 // literal words ("KASAN:", "soft", "lockup"), checked before the pattern is run.
+// Words a line must hold, with their pair keys (PairSet): a line whose pairs lack a key is
+// told at once that it does not hold them all.
+struct Words {
+  std::vector<std::string_view> text;
+  std::vector<PairSet::WordKeys> keys;  // parallel to text
+};
+Words with_keys(std::vector<std::string_view> text) {
+  Words w;
+  for (const std::string_view t : text) w.keys.push_back(PairSet::word_keys(t));
+  w.text = std::move(text);
+  return w;
+}
 struct FormatFilter {
-  std::size_t literal = 0;               // index into FamilyFilter::literals
-  std::vector<std::string_view> others;  // the first title pattern's other literal words
+  std::size_t literal = 0;  // index into FamilyFilter::literals
+  Words others;             // the first title pattern's other literal words
 };
 struct FamilyFilter {
   std::vector<std::string_view> literals;
-  std::vector<FormatFilter> formats;                          // parallel to Family::formats
-  std::vector<std::vector<std::string_view>> suppress_words;  // parallel to Family::suppress: literal_words
+  std::vector<FormatFilter> formats;  // parallel to Family::formats
+  std::vector<Words> suppress_words;  // parallel to Family::suppress: literal_words
+};
+
+// The pairs of the line last asked about, worked out when a line is first asked: lines are
+// immutable, so a line of the same bytes at the same place has the same pairs.
+class LinePairs {
+ public:
+  const PairSet& of(std::string_view line) {
+    if (line.data() != data_ || line.size() != size_ || !built_) {
+      set_.assign(line);
+      data_ = line.data();
+      size_ = line.size();
+      built_ = true;
+    }
+    return set_;
+  }
+
+ private:
+  PairSet set_;
+  const char* data_ = nullptr;
+  std::size_t size_ = 0;
+  bool built_ = false;
 };
 
 // `words` without those a line holding `known` (a string the line is known to hold) and the
@@ -629,11 +745,12 @@ const FamilyFilter& family_filter(const Family& fam) {
         while (one.literal < ff.literals.size() && ff.literals[one.literal] != lit) ++one.literal;
         if (one.literal == ff.literals.size()) ff.literals.push_back(lit);
         // Tried only on a line holding `lit`.
-        one.others = needed_words(literal_words(fmt.title.front()), lit);
+        one.others = with_keys(needed_words(literal_words(fmt.title.front()), lit));
         ff.formats.push_back(std::move(one));
       }
       // Tried only on a line holding the family's header (title_from_rules).
-      for (const std::string_view p : f.suppress) ff.suppress_words.push_back(needed_words(literal_words(p), f.header));
+      for (const std::string_view p : f.suppress)
+        ff.suppress_words.push_back(with_keys(needed_words(literal_words(p), f.header)));
       all.push_back(std::move(ff));
     }
     return all;
@@ -641,10 +758,17 @@ const FamilyFilter& family_filter(const Family& fam) {
   return filters[static_cast<std::size_t>(&fam - families().data())];
 }
 
-bool holds_all(std::string_view line, const std::vector<std::string_view>& words) {
-  for (const std::string_view w : words)
+bool holds_all(std::string_view line, const Words& words) {
+  for (const std::string_view w : words.text)
     if (!contains(line, w)) return false;
   return true;
+}
+
+// holds_all, `pairs` being the line's: the words' keys are tested before any word is searched.
+bool holds_all(std::string_view line, const Words& words, const PairSet& pairs) {
+  for (const PairSet::WordKeys& k : words.keys)
+    if (!pairs.may_hold(k)) return false;
+  return holds_all(line, words);
 }
 
 // The longest text a title's task name may add to its line when it holds line breaks
@@ -655,8 +779,8 @@ constexpr std::size_t kMaxJoinedName = 100;
 // f.spans_lines of them, adding at most kMaxJoinedName bytes): a task name holding line
 // breaks ("INFO: task \xff\n\xfe:18088 blocked for more than 143 seconds."). The joined text
 // is kept in `joined`, which the captures view.
-bool match_joined(const Format& f, const std::vector<std::string_view>& others, const Lines& lines, std::size_t li,
-                  std::string& joined, Caps& caps) {
+bool match_joined(const Format& f, const Words& others, const Lines& lines, std::size_t li, std::string& joined,
+                  Caps& caps) {
   joined.assign(lines[li]);
   for (int k = 1; k <= f.spans_lines && li + static_cast<std::size_t>(k) < lines.size(); ++k) {
     if (joined.size() - lines[li].size() >= kMaxJoinedName) break;  // the lines joined so far are all name
@@ -670,10 +794,11 @@ bool match_joined(const Format& f, const std::vector<std::string_view>& others, 
 
 // A header line is tested against every suppress pattern of its family (a dozen for
 // WARNING:): the pattern runs only on a line holding all of its literal words.
-bool suppressed(const Family& fam, std::string_view line) {
+bool suppressed(const Family& fam, std::string_view line, LinePairs& pairs) {
   const FamilyFilter& filter = family_filter(fam);
   for (std::size_t i = 0; i < fam.suppress.size(); ++i)
-    if (holds_all(line, filter.suppress_words[i]) && find_pattern(fam.suppress[i], line, nullptr)) return true;
+    if (holds_all(line, filter.suppress_words[i], pairs.of(line)) && find_pattern(fam.suppress[i], line, nullptr))
+      return true;
   return false;
 }
 
@@ -690,6 +815,9 @@ std::size_t quad_key(const char* p) {
   return (w * 0x9E3779B1u) >> 16;
 }
 }  // namespace
+
+bool holds_interrupt_colon_for_test(std::string_view line) { return holds_interrupt_colon(line); }
+bool may_hold_any_of_for_test(std::string_view line) { return may_hold_any_of(line); }
 
 bool may_hold_header(std::string_view line) {
   // The first four bytes of every family's header, hashed, one bit each; all of them when a
@@ -739,12 +867,13 @@ std::optional<RuleTitle> title_from_rules(const Lines& lines) {
   // The first line any family claims starts the report.
   const Family* fam = nullptr;
   std::size_t start = 0;
+  LinePairs pairs;  // of the header line, then of each line a format is tried on
   for (; start < lines.size() && !fam; ++start) {
     // A line where no header's first four bytes stand together (a "cut here" banner, the lines
     // before the header) holds no header: one pass over it, not a search per family.
     if (!title_engine_detail::may_hold_header(lines[start])) continue;
     for (const Family& f : fams) {
-      if (contains(lines[start], f.header) && !suppressed(f, lines[start])) {
+      if (contains(lines[start], f.header) && !suppressed(f, lines[start], pairs)) {
         fam = &f;
         break;
       }
@@ -780,7 +909,8 @@ std::optional<RuleTitle> title_from_rules(const Lines& lines) {
       if (!line_has[filter.formats[fi].literal]) continue;
       // The first title pattern is matched here, once; the others follow on later lines.
       Caps tcaps;
-      if (!holds_all(lines[li], filter.formats[fi].others) || !find_pattern(f.title.front(), lines[li], &tcaps)) {
+      if (!holds_all(lines[li], filter.formats[fi].others, pairs.of(lines[li])) ||
+          !find_pattern(f.title.front(), lines[li], &tcaps)) {
         tcaps.clear();
         if (f.spans_lines == 0 || !match_joined(f, filter.formats[fi].others, lines, li, joined, tcaps)) continue;
       }

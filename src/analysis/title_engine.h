@@ -27,6 +27,11 @@ namespace title_engine_detail {
 // the prefixes leave); other names as they are.
 std::string_view strip_syscall_prefix(std::string_view f);
 
+// contains(line, "interrupt:"), searched from the line's ':' (title_from_rules' own, for its test).
+bool holds_interrupt_colon_for_test(std::string_view line);
+// False when `line` holds none of the AnyOf alternatives of the rule table (for its test).
+bool may_hold_any_of_for_test(std::string_view line);
+
 // False when no family's header (title_rules.h) can be in `line`: no four adjacent bytes of it
 // are a header's first four (as hashed).
 bool may_hold_header(std::string_view line);

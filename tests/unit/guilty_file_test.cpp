@@ -51,6 +51,25 @@ BOOST_AUTO_TEST_CASE(the_first_file_of_a_line_is_the_leftmost_regex_match) {
   BOOST_TEST(first_source_file(" __dump_stack lib/dump_stack.c [inline]").empty());
 }
 
+// Lines of every length up to a few hundred bytes, built from pieces that make and break
+// ".c:<digit>" matches (many dots, few matches), find what the reference finds.
+BOOST_AUTO_TEST_CASE(the_dot_by_dot_search_finds_the_leftmost_file_in_long_lines) {
+  std::mt19937 rng(1468);
+  const std::vector<std::string> pieces = {"a",    "b/",    ".", "c", "h", ":", "1",    " ",  ".c:",     ".h:", ".c:7",
+                                           "x.c:", "x.h:9", "/", "_", "-", "(", "+0x1", "..", ".isra.0", "ffff"};
+  for (int i = 0; i < 100000; ++i) {
+    std::string line;
+    const std::size_t len = rng() % 300;
+    while (line.size() < len) line += pieces[rng() % pieces.size()];
+    line.resize(len);
+    BOOST_TEST_CONTEXT("'" << line << "'") { BOOST_TEST(std::string(first_source_file(line)) == reference_file(line)); }
+  }
+  for (std::size_t n = 0; n < 70; ++n) {  // a match at the end of lines of every length
+    const std::string line = std::string(n, '.') + " a.c:1";
+    BOOST_TEST_CONTEXT(n) { BOOST_TEST(std::string(first_source_file(line)) == "a.c"); }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(paths_are_cleaned_as_filepath_clean_does) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"arch/x86/kvm/../../../virt/kvm/eventfd.c", "virt/kvm/eventfd.c"},
@@ -77,6 +96,89 @@ BOOST_AUTO_TEST_CASE(machinery_files_are_ignored_and_subsystems_are_not) {
        {"net/ipv6/tcp_ipv6.c", "fs/ntfs/super.c", "mm/mmap.c", "kernel/fork.c", "net/core/filter.c",
         "drivers/usb/core/hub.c", "arch/x86/kvm/x86.c", "virt/kvm/eventfd.c", "libfoo/a.c"})
     BOOST_TEST_CONTEXT(f) { BOOST_TEST(!ignored_file(f)); }
+}
+
+// ignored_file tries only the rows that open with the path's first byte: generated paths (the
+// rows' own text with '*' and '?' filled in, cut, extended, a byte changed) against every row
+// globbed in turn.
+BOOST_AUTO_TEST_CASE(machinery_rows_are_tried_by_the_paths_first_byte) {
+  const std::vector<std::string> rows = {"lib/",
+                                         "virt/lib/",
+                                         "mm/kasan/",
+                                         "mm/kmsan/",
+                                         "kernel/kcov?c",
+                                         "mm/sl?b?c",
+                                         "mm/filemap?c",
+                                         "mm/folio-compat?c",
+                                         "mm/truncate?c",
+                                         "mm/memory?c",
+                                         "mm/percpu",
+                                         "mm/vmalloc?c",
+                                         "mm/page_alloc?c",
+                                         "mm/mempool?c",
+                                         "mm/util?c",
+                                         "kernel/rcu/",
+                                         "arch/*/kernel/traps?c",
+                                         "arch/*/kernel/unwind*?c",
+                                         "arch/*/mm/fault?c",
+                                         "arch/*/mm/physaddr?c",
+                                         "arch/*/kernel/stacktrace?c",
+                                         "arch/*/kernel/apic/apic?c",
+                                         "arch/arm64/kernel/entry*?c",
+                                         "arch/arm64/kernel/process?c",
+                                         "kernel/locking/",
+                                         "kernel/panic?c",
+                                         "kernel/printk/printk*?c",
+                                         "kernel/softirq?c",
+                                         "kernel/kthread?c",
+                                         "kernel/sched/*?c",
+                                         "kernel/stacktrace?c",
+                                         "kernel/time/timer?c",
+                                         "kernel/workqueue?c",
+                                         "net/core/dev?c",
+                                         "net/core/sock?c",
+                                         "net/core/skbuff?c",
+                                         "fs/proc/generic?c",
+                                         "trusty/",
+                                         "drivers/usb/core/urb?c",
+                                         "arch/*/lib/crc"};
+  // Glob from the path's first byte: '*' any run, '?' any byte, the path may go on.
+  const auto glob = [](auto&& self, std::string_view p, std::string_view s) -> bool {
+    if (p.empty()) return true;
+    if (p[0] == '*') {
+      for (std::size_t k = 0; k <= s.size(); ++k)
+        if (self(self, p.substr(1), s.substr(k))) return true;
+      return false;
+    }
+    return !s.empty() && (p[0] == '?' || p[0] == s[0]) && self(self, p.substr(1), s.substr(1));
+  };
+  const auto reference = [&](const std::string& path) {
+    if (path.find(".h") != std::string::npos) return true;
+    for (const std::string& r : rows)
+      if (glob(glob, r, path)) return true;
+    return false;
+  };
+  std::mt19937 rng(1512);
+  const std::string bytes = "ak/._xc";
+  int ignored = 0;
+  for (int n = 0; n < 100000; ++n) {
+    std::string path = rows[rng() % rows.size()];
+    for (char& c : path)
+      if (c == '*' || c == '?') c = rng() % 2 ? '.' : 'x';
+    switch (rng() % 5) {
+      case 0: path.resize(rng() % (path.size() + 1)); break;
+      case 1: path += "foo.c"; break;
+      case 2:
+        if (!path.empty()) path[rng() % path.size()] = bytes[rng() % bytes.size()];
+        break;
+      case 3: path.insert(0, 1, bytes[rng() % bytes.size()]); break;
+      default: break;
+    }
+    const bool want = reference(path);
+    ignored += want ? 1 : 0;
+    BOOST_TEST_REQUIRE(ignored_file(path) == want, "'" << path << "'");
+  }
+  BOOST_TEST(ignored > 10000);
 }
 
 BOOST_AUTO_TEST_CASE(the_first_file_past_the_machinery_is_guilty) {

@@ -10,6 +10,7 @@
 #include <array>
 #include <boost/test/unit_test.hpp>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -334,29 +335,36 @@ BOOST_AUTO_TEST_CASE(function_name_length_is_an_identifier_run_before_a_dot_or_p
 }
 
 BOOST_AUTO_TEST_CASE(a_frame_pattern_set_matches_a_name_when_some_pattern_of_it_does) {
-  // Substrings short and long, anchored at either end or both, empty cores.
+  // Substrings short and long, anchored at either end or both, empty cores; and a set whose
+  // substrings are all long (no place near a name's end can start one).
   static constexpr std::string_view kPatterns[] = {
       "kasan", "__asan",    "_trap$", "^down$", "^mutex_",   "lock",       "x",  "ab",     "^",         "$",  "^a",
       "b$",    "spin_lock", "^__rb_", "readb$", "atomic64_", "^call_mmap", "of", "_once_", "^kthread$", "sys"};
-  const FramePatternSet set(kPatterns);
-  std::mt19937 rng(276);
-  static const std::string kBytes = "abdklnostwxy_$^";
-  for (int n = 0; n < 20000; ++n) {
-    std::string name;
-    for (std::size_t parts = rng() % 4; parts > 0; --parts) {
-      if (rng() % 2) {
-        std::string_view p = kPatterns[rng() % std::size(kPatterns)];
-        if (p.starts_with('^')) p.remove_prefix(1);
-        if (p.ends_with('$')) p.remove_suffix(1);
-        name += p.substr(0, p.size() - (p.empty() ? 0 : rng() % 2));
-      } else {
-        name += kBytes[rng() % kBytes.size()];
+  static constexpr std::string_view kLong[] = {"spin_lock", "atomic64_", "do_softirq",      "_run_timers",
+                                               "^kthread$", "readb$",    "process_one_work"};
+  const auto check = [](std::span<const std::string_view> patterns, unsigned seed) {
+    const FramePatternSet set(patterns);
+    std::mt19937 rng(seed);
+    static const std::string kBytes = "abdklnostwxy_$^";
+    for (int n = 0; n < 20000; ++n) {
+      std::string name;
+      for (std::size_t parts = rng() % 4; parts > 0; --parts) {
+        if (rng() % 2) {
+          std::string_view p = patterns[rng() % patterns.size()];
+          if (p.starts_with('^')) p.remove_prefix(1);
+          if (p.ends_with('$')) p.remove_suffix(1);
+          name += p.substr(0, p.size() - (p.empty() ? 0 : rng() % 2));
+        } else {
+          name += kBytes[rng() % kBytes.size()];
+        }
       }
+      const bool any = std::any_of(patterns.begin(), patterns.end(),
+                                   [&](std::string_view p) { return matches_frame_pattern(name, p); });
+      BOOST_TEST_CONTEXT(name) { BOOST_TEST(set.matches(name) == any); }
     }
-    const bool any = std::any_of(std::begin(kPatterns), std::end(kPatterns),
-                                 [&](std::string_view p) { return matches_frame_pattern(name, p); });
-    BOOST_TEST_CONTEXT(name) { BOOST_TEST(set.matches(name) == any); }
-  }
+  };
+  check(kPatterns, 276);
+  check(kLong, 277);
 }
 
 // pcs_then_function is find_pattern("^{P} {F}") / ("^{P} {P} {F}") without the pattern's
@@ -435,14 +443,15 @@ BOOST_AUTO_TEST_CASE(find_text_is_string_view_find) {
 
 // may_hold_pair is a pre-test: when it says no, no two adjacent bytes are one of the pairs
 // (and with SSE2 it says yes exactly when some are). Generated: lines of every length around
-// the 16- and 17-byte windows, from bytes of the pairs and others, NUL and 0xff included.
+// the 16- and 17-byte windows and the 32- and 33-byte ones of AVX2, from bytes of the pairs and
+// others, NUL and 0xff included.
 BOOST_AUTO_TEST_CASE(may_hold_pair_sees_every_adjacent_pair) {
   static constexpr std::array<std::array<char, 2>, 3> kPairs = {{{'I', 'P'}, {'p', 'c'}, {'P', 'C'}}};
   static const std::string kBytes = std::string("IPpcCx :") + '\0' + '\xff';
   std::mt19937 rng(1600);
   int held = 0;
   for (int n = 0; n < 200000; ++n) {
-    std::string line(rng() % 70, ' ');
+    std::string line(rng() % 140, ' ');
     for (char& c : line) c = kBytes[rng() % kBytes.size()];
     bool want = false;
     for (std::size_t i = 0; i + 1 < line.size(); ++i)
@@ -457,6 +466,66 @@ BOOST_AUTO_TEST_CASE(may_hold_pair_sees_every_adjacent_pair) {
     }
   }
   BOOST_TEST(held > 10000);
+  // One pair planted at every place of lines of every length (the only one: the other bytes
+  // start none), and none at all: each block and each overlap of the last one is seen.
+  for (std::size_t n = 0; n < 140; ++n) {
+    for (std::size_t at = 0; at <= n; ++at) {
+      std::string line(n, 'P');
+      for (std::size_t i = 0; i < n; i += 2) line[i] = 'x';
+      if (at + 1 < n) {
+        line[at] = 'p';
+        line[at + 1] = 'c';
+      }
+      const bool want = at + 1 < n;
+      BOOST_TEST_CONTEXT(n << " bytes, pair at " << at) {
+        if (!may_hold_pair(line, kPairs)) BOOST_TEST_REQUIRE(!want);
+#if defined(__SSE2__)
+        BOOST_TEST_REQUIRE(may_hold_pair(line, kPairs) == want);
+#endif
+      }
+    }
+  }
+}
+
+// PairSet is a pre-test for holding a word: a line that holds a word never has a key of it
+// missing. Generated: lines and words from shared pieces (so that many words are held), of
+// every length, NUL and 0xff bytes included; words of fewer than two bytes always pass.
+BOOST_AUTO_TEST_CASE(a_pair_set_never_rules_out_a_word_the_line_holds) {
+  const std::string pieces[] = {"a",
+                                "b",
+                                " ",
+                                "IP",
+                                "BUG:",
+                                "WARNING:",
+                                "at",
+                                "lib/",
+                                ".c",
+                                ":",
+                                "CPU#",
+                                "x",
+                                std::string(1, '\0'),
+                                "\xff",
+                                "still has locks held!",
+                                "kobject_"};
+  std::mt19937 rng(1455);
+  int held = 0;
+  int ruled_out = 0;
+  for (int n = 0; n < 100000; ++n) {
+    std::string line;
+    for (std::size_t k = rng() % 30; k > 0; --k) line += pieces[rng() % std::size(pieces)];
+    std::string word;
+    for (std::size_t k = rng() % 4; k > 0; --k) word += pieces[rng() % std::size(pieces)];
+    if (word.size() > 1 && rng() % 2 == 0) word = word.substr(rng() % word.size());  // a piece's tail
+    PairSet set;
+    set.assign(line);
+    const bool may = set.may_hold(PairSet::word_keys(word));
+    const bool holds = line.find(word) != std::string::npos;
+    held += holds ? 1 : 0;
+    ruled_out += may ? 0 : 1;
+    if (holds || word.size() < 2) BOOST_TEST_REQUIRE(may, "\"" << word << "\" in \"" << line << "\"");
+  }
+  BOOST_TEST(held > 10000);
+  BOOST_TEST(ruled_out > 10000);  // the pre-test is worth asking
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -4,6 +4,7 @@
 
 #include "analysis/analyze_report.h"
 #include "analysis/frame_roles.h"
+#include "analysis/guilty.h"
 #include "analysis/line_pattern.h"
 #include "analysis/title_engine.h"
 #include "analysis/title_normalize.h"
@@ -206,6 +207,7 @@ BOOST_AUTO_TEST_CASE(frame_roles_match_the_lists_read_by_base_name) {
       for (const std::string_view e : list) {
         BOOST_TEST(!e.empty());
         BOOST_TEST(e.find('.') == std::string_view::npos);  // what the lookup relies on
+        BOOST_TEST(e.size() >= 2);                          // is_chain_terminal's first-two-bytes test relies on it
         seeds.emplace_back(e);
       }
   }
@@ -230,6 +232,76 @@ BOOST_AUTO_TEST_CASE(frame_roles_match_the_lists_read_by_base_name) {
         }
     }
   }
+}
+
+// The guilty frame's name is compared with each frame's base name without cutting the base
+// first (guilty_detail::base_is): generated functions and names from shared pieces (dots
+// first, inside and last, names that are prefixes of functions and the reverse).
+BOOST_AUTO_TEST_CASE(a_base_name_is_compared_without_cutting_it) {
+  const std::string pieces[] = {"a", "b", ".", "isra", "0", "_", "foo", "fo", ".cold", "x"};
+  std::mt19937 rng(1547);
+  int equal = 0;
+  for (int n = 0; n < 200000; ++n) {
+    std::string function;
+    for (std::size_t k = rng() % 6; k > 0; --k) function += pieces[rng() % std::size(pieces)];
+    std::string name;
+    if (rng() % 2 == 0) {
+      name = function.substr(0, rng() % (function.size() + 1));  // often the base itself
+    } else {
+      for (std::size_t k = rng() % 4; k > 0; --k) name += pieces[rng() % std::size(pieces)];
+    }
+    if (name.empty()) continue;  // the caller asks only about a name
+    const bool want = base_function_name(function) == name;
+    equal += want ? 1 : 0;
+    const bool has_dot = name.find('.', 1) != std::string::npos;
+    BOOST_TEST_REQUIRE(guilty_detail::base_is(function, name, has_dot) == want,
+                       "'" << function << "' / '" << name << "'");
+  }
+  BOOST_TEST(equal > 10000);
+}
+
+// Two pre-tests of the title rules' line searches, on generated lines built from pieces of the
+// words they look for: "interrupt:" found from the line's ':' is what a search finds, and a line
+// holding an AnyOf alternative of the rule table is never ruled out.
+BOOST_AUTO_TEST_CASE(interrupt_and_any_of_searches_find_what_a_plain_search_finds) {
+  std::vector<std::string> alternatives;
+  for (const title_rules::Family& fam : title_rules::families())
+    for (const title_rules::Format& f : fam.formats)
+      for (const auto* parts : {&f.stack.parts, &f.stack.parts2})
+        for (const title_rules::Part& p : *parts) {
+          if (p.kind != title_rules::PartKind::AnyOf) continue;
+          std::string_view alts = p.pattern;
+          for (std::size_t bar = alts.find('|');; bar = alts.find('|')) {
+            alternatives.emplace_back(alts.substr(0, bar));
+            if (bar == std::string_view::npos) break;
+            alts.remove_prefix(bar + 1);
+          }
+        }
+  BOOST_TEST_REQUIRE(!alternatives.empty());
+  std::vector<std::string> pieces = {
+      "interrupt",   "interrupt:", "interrup", ":",         "t:",     " ", "a", "p", "e", "x", "--- interrupt: 700 at ",
+      "foo+0x1/0x2", "apic",       "_timer",   "Exception", "el1h_64"};
+  for (const std::string& a : alternatives) {
+    pieces.push_back(a);
+    pieces.push_back(a.substr(0, a.size() / 2));
+    pieces.push_back(a.substr(a.size() / 2));
+  }
+  std::mt19937 rng(1606);
+  int interrupts = 0;
+  int held = 0;
+  for (int n = 0; n < 200000; ++n) {
+    std::string line;
+    for (std::size_t k = rng() % 12; k > 0; --k) line += pieces[rng() % pieces.size()];
+    const bool interrupt = line.find("interrupt:") != std::string::npos;
+    interrupts += interrupt ? 1 : 0;
+    BOOST_TEST_REQUIRE(title_engine_detail::holds_interrupt_colon_for_test(line) == interrupt, "'" << line << "'");
+    bool holds = false;
+    for (const std::string& a : alternatives) holds = holds || line.find(a) != std::string::npos;
+    held += holds ? 1 : 0;
+    if (holds) BOOST_TEST_REQUIRE(title_engine_detail::may_hold_any_of_for_test(line), "'" << line << "'");
+  }
+  BOOST_TEST(interrupts > 10000);
+  BOOST_TEST(held > 10000);
 }
 
 // strip_syscall_prefix compares a name's first four bytes as a word before a prefix whole:
