@@ -43,8 +43,10 @@ struct LineScan {
   std::array<std::size_t, kMaxWords> words{};
   std::size_t word_count = 0;
   bool more_words = false;  // there are more such positions after words.back(): search on from there
-  // A '[' then a space, a tab or a digit at a position i >= 1 (i + 1 < size): where a timestamp may
-  // open behind other text (line_cleaner.cpp). Looked for only by a scanner made with stamp_opens.
+  // A '[' at a position i >= 1 (i + 1 < size) that opens the shape of a timestamp within the line:
+  // blanks (spaces, tabs), digits, '.', digits, ']'. Every timestamp the cleaner finds behind other
+  // text has it (line_cleaner.cpp, has_stamp_behind), and few other brackets do ("[ cut here ]",
+  // "[00000000]" do not). Looked for only by a scanner made with stamp_opens.
   bool stamp_open = false;
 };
 
@@ -166,7 +168,7 @@ class LineScanner {
     const std::uint8_t kinds = pair_kinds_[pair_index(b[i], b[i + 1])];
     if ((kinds & kWordPair) && !ident_[b[i - 1]]) add_word(i, out);
     if (kinds & kPhrasePair) out.phrases |= phrases_at(std::string_view(reinterpret_cast<const char*>(b), n), i);
-    if (kinds & kStampPair) out.stamp_open = true;
+    if ((kinds & kStampPair) && !out.stamp_open) out.stamp_open = stamp_shape(b, i, n);
   }
 
   // The candidates of one block, bit j standing for position at + j: each is a word start, a
@@ -180,8 +182,22 @@ class LineScanner {
       if ((kinds & kWordPair) && !ident_[b[i - 1]]) add_word(i, out);
       if (kinds & kPhrasePair) out.phrases |= phrases_at(std::string_view(reinterpret_cast<const char*>(b), n), i);
       if ((kinds & kMarkPair) && b[i - 1] == ' ') out.unreliable_mark = true;
-      if (kinds & kStampPair) out.stamp_open = true;
+      if ((kinds & kStampPair) && !out.stamp_open) out.stamp_open = stamp_shape(b, i, n);
     }
+  }
+
+  // Whether b[i .. n - 1] opens with '[', blanks, digits, '.', digits, ']' (LineScan::stamp_open).
+  // (Out of line: only a '[' then a blank or a digit gets here.)
+  [[gnu::noinline]] static bool stamp_shape(const unsigned char* b, std::size_t i, std::size_t n) {
+    const auto digit = [](unsigned char c) { return c >= '0' && c <= '9'; };
+    std::size_t j = i + 1;
+    while (j < n && (b[j] == ' ' || b[j] == '\t')) ++j;
+    const std::size_t seconds = j;
+    while (j < n && digit(b[j])) ++j;
+    if (j == seconds || j >= n || b[j] != '.') return false;
+    const std::size_t fraction = ++j;
+    while (j < n && digit(b[j])) ++j;
+    return j != fraction && j < n && b[j] == ']';
   }
 
 #if defined(BTAUDIT_LINE_SCAN_SIMD)

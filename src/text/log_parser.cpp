@@ -349,7 +349,7 @@ void LogParser::feed(std::string_view raw, const char* readable_end) {
 }
 
 void LogParser::reclean(std::string_view raw, const char* readable_end, CleanLine& line, LineScan& seen) const {
-  // Most such brackets open no timestamp ("[0x1000-0x1fff]", "[1]"): the line is then as it came.
+  // The scan saw a timestamp's shape; the cleaner's own search (the first eight '[' only) decides.
   if (!has_stamp_behind(raw)) return;
   line = clean_line(raw, line.number, bare_prefixes_);
   if (line.foreign || line.text.data() != raw.data() || line.text.size() != raw.size())

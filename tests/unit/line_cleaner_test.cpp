@@ -364,7 +364,10 @@ BOOST_AUTO_TEST_CASE(deferred_stamp_search_with_a_scan_reads_as_clean_line) {
         if (check_stamp) {
           ++deferred;
           BOOST_TEST_REQUIRE((got.text.data() == raw.data() && got.text.size() == raw.size()));
-          if (scanner.scan(got.text, buffer.data() + buffer.size()).stamp_open) {
+          const bool stamp_open = scanner.scan(got.text, buffer.data() + buffer.size()).stamp_open;
+          // The scan's answer may be wider than the cleaner's search, never narrower.
+          if (btaudit::has_stamp_behind(raw)) BOOST_TEST_REQUIRE(stamp_open);
+          if (stamp_open) {
             ++rechecked;
             got = clean_line(raw, 7, separator_free);
           }
@@ -381,7 +384,7 @@ BOOST_AUTO_TEST_CASE(deferred_stamp_search_with_a_scan_reads_as_clean_line) {
       scanner.disable_ssse3();
   }
   BOOST_TEST(deferred > 50000u);
-  BOOST_TEST(rechecked > 10000u);
+  BOOST_TEST(rechecked > 3000u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

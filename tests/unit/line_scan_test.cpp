@@ -247,11 +247,26 @@ BOOST_AUTO_TEST_CASE(match_start_from_a_scan_agrees_with_its_own_search) {
   }
 }
 
-// A scanner made with stamp_opens also says whether a '[' then a space, tab or digit stands at a
-// position >= 1 (the pair's second byte in the line), and finds all else as one made without: on
-// random lines over those bytes and the words', on every path, past-the-end bytes readable or not.
+namespace {
+// Whether s[i ..] opens with '[', blanks, digits, '.', digits, ']', byte by byte (LineScan::stamp_open).
+bool stamp_shape_at(std::string_view s, std::size_t i) {
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::size_t j = i + 1;
+  while (j < s.size() && (s[j] == ' ' || s[j] == '\t')) ++j;
+  const std::size_t seconds = j;
+  while (j < s.size() && digit(s[j])) ++j;
+  if (j == seconds || j >= s.size() || s[j] != '.') return false;
+  const std::size_t fraction = ++j;
+  while (j < s.size() && digit(s[j])) ++j;
+  return j != fraction && j < s.size() && s[j] == ']';
+}
+}  // namespace
+
+// A scanner made with stamp_opens also says whether a '[' at a position >= 1 (not the last) opens a
+// timestamp's shape, and finds all else as one made without: on random lines over those bytes and
+// the words', on every path, past-the-end bytes readable or not (and shaped as a stamp's end).
 BOOST_AUTO_TEST_CASE(stamp_opens_are_found_as_a_byte_by_byte_search_finds_them) {
-  const std::string alphabet = "[[[ \t09a]BUGWARNINFgeSFK?:-_x\x80";
+  const std::string alphabet = "[[[[ \t\t0919..]]]BUGWARNINFgeSFK?:-_x\x80";
   std::mt19937 rng(13);
   LineScanner with(kWords, kPhrases, /*stamp_opens=*/true);
   for (int path = 0; path < 3; ++path) {
@@ -259,9 +274,8 @@ BOOST_AUTO_TEST_CASE(stamp_opens_are_found_as_a_byte_by_byte_search_finds_them) 
       std::string s(rng() % 100, ' ');
       for (char& c : s) c = alphabet[rng() % alphabet.size()];
       bool want = false;
-      for (std::size_t i = 1; i + 1 < s.size(); ++i)
-        want = want || (s[i] == '[' && (s[i + 1] == ' ' || s[i + 1] == '\t' || (s[i + 1] >= '0' && s[i + 1] <= '9')));
-      const std::string buffer = s + "[1[ [\t";
+      for (std::size_t i = 1; i + 1 < s.size(); ++i) want = want || (s[i] == '[' && stamp_shape_at(s, i));
+      const std::string buffer = s + ".1]1.2][ [\t";
       for (const LineScan& got :
            {with.scan(s), with.scan(std::string_view(buffer).substr(0, s.size()), buffer.data() + buffer.size())}) {
         BOOST_TEST_INFO("line: \"" << s << "\"");
