@@ -17,6 +17,8 @@ using btaudit::builder_detail::is_hex_dump_line;
 using btaudit::builder_detail::is_register_line;
 using btaudit::builder_detail::may_start_hex_dump_line;
 using btaudit::builder_detail::not_trace_shaped;
+using btaudit::builder_detail::read_fixed_register_row;
+using btaudit::builder_detail::read_register_row;
 
 namespace {
 
@@ -301,6 +303,64 @@ BOOST_AUTO_TEST_CASE(hex_dump_rows_answer_as_a_byte_at_a_time_did) {
     }
   }
   BOOST_TEST(dumps > 20000u);  // the rows hold dumps, not only rejects
+}
+
+// read_fixed_register_row reads x86-64's rows of general registers at fixed places: wherever it
+// answers, read_register_row must read the same names and values. Rows of that shape with every
+// byte of a name, a separator or a digit replaced (blanks, ':', non-digits among them), cut or
+// lengthened by one, and random rows over the same bytes.
+BOOST_AUTO_TEST_CASE(fixed_register_rows_read_as_the_general_reading_does) {
+  const std::string bytes = "RAXBC0159abcdefABCDEFgxz: \t\v:_-";
+  const std::string hexd = "0123456789abcdefABCDEF";
+  std::mt19937 rng(14);
+  const auto random_row = [&] {
+    std::string row;
+    for (int w = 0; w < 3; ++w) {
+      if (w > 0) row += ' ';
+      row += std::string{"RER"[rng() % 3], "ABC1"[rng() % 4], "XPI0"[rng() % 4]} + ": ";
+      for (int i = 0; i < 16; ++i) row += hexd[rng() % hexd.size()];
+    }
+    return row;
+  };
+  std::vector<std::string> rows = {"RAX: 0000000000000000 RBX: ffff8801ac392080 RCX: ffffffff84db22a1"};
+  for (int k = 0; k < 300; ++k) {
+    const std::string row = random_row();
+    rows.push_back(row);
+    for (std::size_t i = 0; i < row.size(); ++i)
+      for (const char c : bytes) {
+        std::string r = row;
+        r[i] = c;
+        rows.push_back(r);
+      }
+    rows.push_back(row.substr(1));
+    rows.push_back(row.substr(0, row.size() - 1));
+    rows.push_back(row + "0");
+    rows.push_back(row + " ");
+    rows.push_back(" " + row.substr(1));
+  }
+  for (int k = 0; k < 200000; ++k) {
+    std::string r = random_row();
+    for (int m = static_cast<int>(rng() % 4); m > 0; --m) r[rng() % r.size()] = bytes[rng() % bytes.size()];
+    rows.push_back(r);
+  }
+  std::size_t fixed = 0;
+  for (const std::string& r : rows) {
+    const std::string row = r;  // exactly as long as the row
+    btaudit::builder_detail::RegisterValues general{};
+    btaudit::builder_detail::RegisterValues fast{};
+    const std::size_t n = read_register_row(row, general);
+    const std::size_t f = read_fixed_register_row(row, fast);
+    if (f == 0) continue;
+    ++fixed;
+    BOOST_TEST_CONTEXT("row '" << row << "'") {
+      BOOST_TEST(f == n);
+      for (std::size_t i = 0; i < f && i < n; ++i) {
+        BOOST_TEST(fast[i].name == general[i].name);
+        BOOST_TEST(fast[i].value == general[i].value);
+      }
+    }
+  }
+  BOOST_TEST(fixed > 100000u);  // the fast reading answered most rows, not only rejected them
 }
 
 BOOST_AUTO_TEST_SUITE_END()
