@@ -60,6 +60,9 @@ bool is_hex_dump_line(std::string_view s);
 inline bool may_start_hex_dump_line(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == '<' || c == 'E';
 }
+// Whether the first word of `s` (up to its first ' ') holds a '.': a release ("6.1.0-rc1") does,
+// and a hex dump's row ("0000000000000000 ffff8801...") that starts with a digit does not.
+bool first_word_has_dot(std::string_view s);
 // One register of a row, as parse_register_row reads it: the name points into the row.
 struct RegisterValue {
   std::string_view name;

@@ -12,6 +12,7 @@
 #include "text/report_builder.h"
 #include "text/trace_line.h"
 
+using btaudit::builder_detail::first_word_has_dot;
 using btaudit::builder_detail::is_auxiliary_label;
 using btaudit::builder_detail::is_hex_dump_line;
 using btaudit::builder_detail::is_register_line;
@@ -361,6 +362,42 @@ BOOST_AUTO_TEST_CASE(fixed_register_rows_read_as_the_general_reading_does) {
     }
   }
   BOOST_TEST(fixed > 100000u);  // the fast reading answered most rows, not only rejected them
+}
+
+// first_word_has_dot reads sixteen bytes at a time: it must answer as parse_release_taint_line's
+// reading before (take_word, then a search of the word for '.') for lines that start with a digit,
+// of every length around 16 and 32 with the first ' ' or '.' at every place, and random lines.
+BOOST_AUTO_TEST_CASE(first_word_dot_answers_as_take_word_and_a_search_did) {
+  const auto before = [](std::string_view s) { return s.substr(0, s.find(' ')).find('.') != std::string_view::npos; };
+  const std::string bytes = "0123456789abcdef. \t#-";
+  std::mt19937 rng(15);
+  std::vector<std::string> lines;
+  for (std::size_t len = 1; len <= 40; ++len)
+    for (std::size_t at = 0; at <= len; ++at)
+      for (const char c : std::string(". \t")) {
+        std::string line(len, '0');
+        for (char& b : line) b = static_cast<char>('0' + rng() % 10);
+        if (at < len) line[at] = c;
+        lines.push_back(line);
+        if (at + 1 < len) {
+          line[at + 1] = c == '.' ? ' ' : '.';
+          lines.push_back(line);
+        }
+      }
+  for (int k = 0; k < 200000; ++k) {
+    std::string line(1, static_cast<char>('0' + rng() % 10));
+    const std::size_t len = rng() % 48;
+    for (std::size_t i = 0; i < len; ++i)
+      line += rng() % 8 == 0 ? bytes[rng() % bytes.size()] : static_cast<char>('0' + rng() % 10);
+    lines.push_back(line);
+  }
+  std::size_t dots = 0;
+  for (const std::string& l : lines) {
+    const std::string line = l;  // exactly as long as the line
+    dots += before(line) ? 1 : 0;
+    BOOST_TEST_CONTEXT("line '" << line << "'") { BOOST_TEST(first_word_has_dot(line) == before(line)); }
+  }
+  BOOST_TEST(dots > 10000u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
