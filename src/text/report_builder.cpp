@@ -496,6 +496,26 @@ void ReportBuilder::note_kernel_build_id(std::string_view rest) {
   report_.kernel_build_id = std::string(last);
 }
 
+// Sixteen bytes at a time where the line holds them: most lines asked start with a hex dump's
+// word of 8 or 16 digits (parse_header_field asks every line that starts with a digit), where
+// take_word's search for the space and a search of the word for '.' cost two memchr calls.
+bool builder_detail::first_word_has_dot(std::string_view s) {
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  for (; i + 16 <= s.size(); i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
+    const auto hits = static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('.')))));
+    if (hits != 0) return s[i + static_cast<std::size_t>(std::countr_zero(hits))] == '.';
+  }
+#endif
+  for (; i < s.size(); ++i) {
+    if (s[i] == '.') return true;
+    if (s[i] == ' ') return false;
+  }
+  return false;
+}
+
 // Lines that carry the release and taint without a task: lockdep/RCU headers
 // ("3.6.0-rc1-wl+ #296 Tainted: G        W", "4.4.0 #11 Not tainted") and the
 // hung-task line ("      Not tainted 5.10.0 #1").
@@ -504,10 +524,9 @@ bool ReportBuilder::parse_release_taint_line(std::string_view s) {
     parse_taint(s);
     return true;
   }
-  if (s.empty() || !is_digit(s[0])) return false;
+  if (s.empty() || !is_digit(s[0]) || !builder_detail::first_word_has_dot(s)) return false;
   std::string_view t = s;
-  const std::string_view release = take_word(t);
-  if (release.find('.') == std::string_view::npos) return false;
+  const std::string_view release = take_word(t);  // s[0] is a digit: the word first_word_has_dot read
   t = trim_left(t);
   if (!take_prefix(t, "#")) return false;
   if (!dec(t)) return false;
@@ -775,21 +794,62 @@ bool ReportBuilder::parse_code_site(std::string_view s) {
   return true;
 }
 
-// x86 register rows: "RAX: 0000000000000000 RBX: ffff8801ac392080 RCX: ffffffff84db22a1"
-bool ReportBuilder::parse_register_row(std::string_view s, std::uint32_t line) {
+std::size_t builder_detail::read_register_row(std::string_view s, RegisterValues& out) {
   std::string_view t = s;
-  for (int i = 0; i < 4 && !t.empty(); ++i) {
+  std::size_t n = 0;
+  for (; n < out.size() && !t.empty(); ++n) {
     t = trim_left(t);
     const std::size_t colon = name_colon(t);
     if (colon == std::string_view::npos) break;
-    std::string_view name = t.substr(0, colon);
+    const std::string_view name = t.substr(0, colon);
     t.remove_prefix(colon + 2);
     t = trim_left(t);
     if (t.size() > 5 && t[4] == ':') t.remove_prefix(5);  // "RSP: 0018:ffff..."
     auto v = hex_wide(t);
     if (!v) break;
+    out[n] = {name, *v};
+  }
+  return n;
+}
+
+// Where the general reading looks for the first ": " within each word, trims and counts the
+// digits, a row of x86-64's fixed shape (two thirds of all register rows: RAX/RBX/RCX,
+// RDX/RSI/RDI, RBP/R08/R09, R10/R11/R12, R13/R14/R15) has all of them at known places. A name
+// byte that is neither a blank nor ':' leaves the first ": " at 3, as read_register_row finds it;
+// its last value ends the row, the others a space; read_register_row would stop at four, not 3.
+namespace {
+// builder_detail::read_fixed_register_row, always inline into parse_register_row (a call and
+// the array passed through memory cost a third of the row's reading).
+[[gnu::always_inline]] inline std::size_t fixed_register_row(std::string_view s, builder_detail::RegisterValues& out) {
+  constexpr std::size_t kWord = 21;  // "RAX: " and sixteen digits
+  if (s.size() != 3 * kWord + 2) return 0;
+  for (std::size_t w = 0; w < 3; ++w) {
+    const std::size_t at = w * (kWord + 1);
+    // is_ident: neither a blank nor ':' (one load each), which the names of x86-64 are.
+    if (s[at + 3] != ':' || s[at + 4] != ' ' || !is_ident(s[at]) || !is_ident(s[at + 1]) || !is_ident(s[at + 2]))
+      return 0;
+    if (w < 2 && s[at + kWord] != ' ') return 0;
+    std::string_view digits = s.substr(at + 5, 16);
+    const auto v = hex_wide(digits);
+    if (!v || !digits.empty()) return 0;
+    out[w] = {s.substr(at, 3), *v};
+  }
+  return 3;
+}
+}  // namespace
+
+std::size_t builder_detail::read_fixed_register_row(std::string_view s, RegisterValues& out) {
+  return fixed_register_row(s, out);
+}
+
+// x86 register rows: "RAX: 0000000000000000 RBX: ffff8801ac392080 RCX: ffffffff84db22a1"
+bool ReportBuilder::parse_register_row(std::string_view s, std::uint32_t line) {
+  builder_detail::RegisterValues regs;
+  std::size_t n = fixed_register_row(s, regs);
+  if (n == 0) n = builder_detail::read_register_row(s, regs);
+  for (std::size_t i = 0; i < n; ++i) {
     ++registers_seen_;
-    if (registers_kept_ < limits_.max_registers) add_register(name, *v, line);
+    if (registers_kept_ < limits_.max_registers) add_register(regs[i].name, regs[i].value, line);
   }
   return true;
 }

@@ -2,6 +2,8 @@
 // fields (CPU/PID/comm, taint, release, hardware), the crash site, registers,
 // code bytes, modules, and the traces with their stack sections.
 #pragma once
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -58,6 +60,22 @@ bool is_hex_dump_line(std::string_view s);
 inline bool may_start_hex_dump_line(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == '<' || c == 'E';
 }
+// Whether the first word of `s` (up to its first ' ') holds a '.': a release ("6.1.0-rc1") does,
+// and a hex dump's row ("0000000000000000 ffff8801...") that starts with a digit does not.
+bool first_word_has_dot(std::string_view s);
+// One register of a row, as parse_register_row reads it: the name points into the row.
+struct RegisterValue {
+  std::string_view name;
+  std::uint64_t value = 0;
+};
+using RegisterValues = std::array<RegisterValue, 4>;
+// The registers of an x86 register row ("RAX: 0000000000000000 RBX: ... RCX: ..."), up to
+// four, read word by word: their count.
+std::size_t read_register_row(std::string_view s, RegisterValues& out);
+// read_register_row for the shape of x86-64's rows of general registers only (three names of
+// three bytes, each with sixteen digits, one space apart): 3, or 0 for any other row, which
+// read_register_row must read.
+std::size_t read_fixed_register_row(std::string_view s, RegisterValues& out);
 }  // namespace builder_detail
 
 class ReportBuilder {

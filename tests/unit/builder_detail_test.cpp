@@ -12,11 +12,14 @@
 #include "text/report_builder.h"
 #include "text/trace_line.h"
 
+using btaudit::builder_detail::first_word_has_dot;
 using btaudit::builder_detail::is_auxiliary_label;
 using btaudit::builder_detail::is_hex_dump_line;
 using btaudit::builder_detail::is_register_line;
 using btaudit::builder_detail::may_start_hex_dump_line;
 using btaudit::builder_detail::not_trace_shaped;
+using btaudit::builder_detail::read_fixed_register_row;
+using btaudit::builder_detail::read_register_row;
 
 namespace {
 
@@ -301,6 +304,100 @@ BOOST_AUTO_TEST_CASE(hex_dump_rows_answer_as_a_byte_at_a_time_did) {
     }
   }
   BOOST_TEST(dumps > 20000u);  // the rows hold dumps, not only rejects
+}
+
+// read_fixed_register_row reads x86-64's rows of general registers at fixed places: wherever it
+// answers, read_register_row must read the same names and values. Rows of that shape with every
+// byte of a name, a separator or a digit replaced (blanks, ':', non-digits among them), cut or
+// lengthened by one, and random rows over the same bytes.
+BOOST_AUTO_TEST_CASE(fixed_register_rows_read_as_the_general_reading_does) {
+  const std::string bytes = "RAXBC0159abcdefABCDEFgxz: \t\v:_-";
+  const std::string hexd = "0123456789abcdefABCDEF";
+  std::mt19937 rng(14);
+  const auto random_row = [&] {
+    std::string row;
+    for (int w = 0; w < 3; ++w) {
+      if (w > 0) row += ' ';
+      row += std::string{"RER"[rng() % 3], "ABC1"[rng() % 4], "XPI0"[rng() % 4]} + ": ";
+      for (int i = 0; i < 16; ++i) row += hexd[rng() % hexd.size()];
+    }
+    return row;
+  };
+  std::vector<std::string> rows = {"RAX: 0000000000000000 RBX: ffff8801ac392080 RCX: ffffffff84db22a1"};
+  for (int k = 0; k < 300; ++k) {
+    const std::string row = random_row();
+    rows.push_back(row);
+    for (std::size_t i = 0; i < row.size(); ++i)
+      for (const char c : bytes) {
+        std::string r = row;
+        r[i] = c;
+        rows.push_back(r);
+      }
+    rows.push_back(row.substr(1));
+    rows.push_back(row.substr(0, row.size() - 1));
+    rows.push_back(row + "0");
+    rows.push_back(row + " ");
+    rows.push_back(" " + row.substr(1));
+  }
+  for (int k = 0; k < 200000; ++k) {
+    std::string r = random_row();
+    for (int m = static_cast<int>(rng() % 4); m > 0; --m) r[rng() % r.size()] = bytes[rng() % bytes.size()];
+    rows.push_back(r);
+  }
+  std::size_t fixed = 0;
+  for (const std::string& r : rows) {
+    const std::string row = r;  // exactly as long as the row
+    btaudit::builder_detail::RegisterValues general{};
+    btaudit::builder_detail::RegisterValues fast{};
+    const std::size_t n = read_register_row(row, general);
+    const std::size_t f = read_fixed_register_row(row, fast);
+    if (f == 0) continue;
+    ++fixed;
+    BOOST_TEST_CONTEXT("row '" << row << "'") {
+      BOOST_TEST(f == n);
+      for (std::size_t i = 0; i < f && i < n; ++i) {
+        BOOST_TEST(fast[i].name == general[i].name);
+        BOOST_TEST(fast[i].value == general[i].value);
+      }
+    }
+  }
+  BOOST_TEST(fixed > 100000u);  // the fast reading answered most rows, not only rejected them
+}
+
+// first_word_has_dot reads sixteen bytes at a time: it must answer as parse_release_taint_line's
+// reading before (take_word, then a search of the word for '.') for lines that start with a digit,
+// of every length around 16 and 32 with the first ' ' or '.' at every place, and random lines.
+BOOST_AUTO_TEST_CASE(first_word_dot_answers_as_take_word_and_a_search_did) {
+  const auto before = [](std::string_view s) { return s.substr(0, s.find(' ')).find('.') != std::string_view::npos; };
+  const std::string bytes = "0123456789abcdef. \t#-";
+  std::mt19937 rng(15);
+  std::vector<std::string> lines;
+  for (std::size_t len = 1; len <= 40; ++len)
+    for (std::size_t at = 0; at <= len; ++at)
+      for (const char c : std::string(". \t")) {
+        std::string line(len, '0');
+        for (char& b : line) b = static_cast<char>('0' + rng() % 10);
+        if (at < len) line[at] = c;
+        lines.push_back(line);
+        if (at + 1 < len) {
+          line[at + 1] = c == '.' ? ' ' : '.';
+          lines.push_back(line);
+        }
+      }
+  for (int k = 0; k < 200000; ++k) {
+    std::string line(1, static_cast<char>('0' + rng() % 10));
+    const std::size_t len = rng() % 48;
+    for (std::size_t i = 0; i < len; ++i)
+      line += rng() % 8 == 0 ? bytes[rng() % bytes.size()] : static_cast<char>('0' + rng() % 10);
+    lines.push_back(line);
+  }
+  std::size_t dots = 0;
+  for (const std::string& l : lines) {
+    const std::string line = l;  // exactly as long as the line
+    dots += before(line) ? 1 : 0;
+    BOOST_TEST_CONTEXT("line '" << line << "'") { BOOST_TEST(first_word_has_dot(line) == before(line)); }
+  }
+  BOOST_TEST(dots > 10000u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
