@@ -53,4 +53,4 @@ row() {
 row "btaudit analyze --format json" "$t_json"
 row "btaudit analyze --format text" "$t_text"
 row "grep -c ''" "$t_grep"
-echo "peak RSS of the json run: ${rss_json} MB (the input is read into memory whole)"
+echo "peak RSS of the json run: ${rss_json} MB (the input is read in 8 MiB windows, not whole)"
