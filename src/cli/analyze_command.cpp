@@ -123,7 +123,7 @@ int run_analyze(const std::vector<std::string>& args) {
     if (doc) {
       doc->add(r);
     } else {
-      text_out += render_text(r, style);
+      append_text(text_out, r, style);
       if (text_out.size() >= kFlushBytes) {
         write_stdout(text_out);
         text_out.clear();

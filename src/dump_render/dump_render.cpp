@@ -371,7 +371,7 @@ std::string render_dump_text(const DumpModel& d, const TextStyle& style, int onl
 std::string render_dump_reports_text(const DumpModel& d, const TextStyle& style) {
   std::string out;
   if (d.reports.empty()) out += "no kernel report in the dump's log\n";
-  for (const Report& r : d.reports) out += render_text(r, style);
+  for (const Report& r : d.reports) append_text(out, r, style);
   for (const Crosscheck& c : d.checks) {
     out += "cross-check of report " + std::to_string(c.report + 1) + " with CPU " + std::to_string(c.cpu) +
            "'s stacks at dump time: " + std::to_string(c.matched_frames) + "/" + std::to_string(c.printed_frames) +

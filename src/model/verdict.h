@@ -9,6 +9,7 @@
 // unwinder that vouched for a slot did, or why it did not), and code rules
 // (the machine code before a return address) judge both.
 #pragma once
+#include <cstddef>
 #include <string_view>
 
 namespace btaudit {
@@ -50,6 +51,9 @@ enum class Reason {
   AfterUnwindError,     // (plausible) after the unwinder failed: may be a caller it lost
   ScannedTextAddress,   // (unknown) a text address on a stack no unwinder reached
 };
+// The number of reasons: tables indexed by a Reason (the renderers') size themselves by it. Keep
+// ScannedTextAddress the last enumerator, or move this to the new last one.
+inline constexpr std::size_t kReasonCount = static_cast<std::size_t>(Reason::ScannedTextAddress) + 1;
 
 enum class ReasonScope { Text, Dump, Code };
 

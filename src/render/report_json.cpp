@@ -99,7 +99,7 @@ constexpr Fragment<Capacity> fragment(std::initializer_list<std::string_view> pa
 
 constexpr std::size_t kStackKinds = static_cast<std::size_t>(StackKind::Unknown) + 1;
 constexpr std::size_t kVerdicts = static_cast<std::size_t>(Verdict::Unknown) + 1;
-constexpr std::size_t kReasons = static_cast<std::size_t>(Reason::ScannedTextAddress) + 1;
+constexpr std::size_t kReasons = kReasonCount;
 
 // By printed_unreliable * kStackKinds + stack: the flags of a frame that has a module, build id,
 // address or exception.

@@ -1,34 +1,65 @@
 #include "render/report_text.h"
 
-#include <cstdio>
-#include <set>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "render/decimal.h"
 
 namespace btaudit {
 
 namespace {
 
+// "0x" and the digits of v without leading zeros, as printf's "%#llx" but "0x0" for 0.
+// Written in place: snprintf's format parsing cost more than the rest of a frame's line.
+void put_hex(std::string& out, std::uint64_t v) {
+  std::array<char, 18> buf{};
+  std::size_t at = buf.size();
+  do {
+    buf[--at] = "0123456789abcdef"[v & 0xf];
+    v >>= 4;
+  } while (v != 0);
+  buf[--at] = 'x';
+  buf[--at] = '0';
+  out.append(buf.data() + at, buf.size() - at);
+}
+
 std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
+  std::string s;
+  put_hex(s, v);
+  return s;
+}
+
+void put_decimal(std::string& out, std::uint64_t v) {
+  std::array<char, 24> buf{};
+  out.append(buf.data(), static_cast<std::size_t>(decimal::put(buf.data(), v) - buf.data()));
+}
+
+// A frame as its trace line names it: "function+0xoff/0xsize [module] file.c:12 [inline]".
+void put_frame(std::string& out, const Frame& f) {
+  if (f.function) {
+    out += *f.function;
+    if (f.offset) {
+      out += '+';
+      put_hex(out, *f.offset);
+    }
+    if (f.size) {
+      out += '/';
+      put_hex(out, *f.size);
+    }
+  } else if (f.address) {
+    put_hex(out, *f.address);
+  } else {
+    out += '?';
+  }
+  if (f.module) out.append(" [").append(*f.module).append("]");
+  if (f.source) out.append(" ").append(*f.source);
+  if (f.inlined) out += " [inline]";
 }
 
 std::string describe(const Frame& f) {
   std::string s;
-  if (f.function) {
-    s = *f.function;
-    // Appends rather than `"+" + hex(..)` (and push_back rather than `= "?"` below): no
-    // temporaries, and g++ 12 at -O3 warns falsely on those (-Wrestrict, GCC PR105651).
-    if (f.offset) s.append("+").append(hex(*f.offset));
-    if (f.size) s.append("/").append(hex(*f.size));
-  } else if (f.address) {
-    s = hex(*f.address);
-  } else {
-    s.push_back('?');
-  }
-  if (f.module) s.append(" [").append(*f.module).append("]");
-  if (f.source) s.append(" ").append(*f.source);
-  if (f.inlined) s += " [inline]";
+  put_frame(s, f);
   return s;
 }
 
@@ -45,11 +76,15 @@ std::string describe(const CodeLocation& l) {
   return s;
 }
 
-std::string stack_name(StackKind k, const Boxed<std::string>& exception) {
-  if (k == StackKind::Exception && exception) return *exception;
-  std::string s(to_string(k));
-  for (char& c : s) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 32 : c);
-  return s;
+// The banner's name of a frame's stack ("TASK", "IRQ", "#DF"), into `name` (reused: no allocation
+// per frame once it has grown).
+void stack_name(std::string& name, StackKind k, const Boxed<std::string>& exception) {
+  name.clear();
+  if (k == StackKind::Exception && exception) {
+    name += *exception;
+    return;
+  }
+  for (const char c : to_string(k)) name += static_cast<char>(c >= 'a' && c <= 'z' ? c - 32 : c);
 }
 
 const char* colour_of(Verdict v) {
@@ -96,10 +131,9 @@ void pad(std::string& out, std::size_t from, std::size_t width) {
 
 }  // namespace
 
-std::string render_text(const Report& r, const TextStyle& style) {
+void append_text(std::string& out, const Report& r, const TextStyle& style) {
   const char* bold = style.colour ? "\x1b[1m" : "";
   const char* reset = style.colour ? "\x1b[0m" : "";
-  std::string out;
   out += bold;
   out += "== " + r.title;
   out += reset;
@@ -131,24 +165,34 @@ std::string render_text(const Report& r, const TextStyle& style) {
   if (r.rip_debug && r.rip_debug->source) out += "   crash site source: " + describe(*r.rip_debug->source) + "\n";
   for (const auto& w : r.debug_warnings) out += "   debuginfo warning: " + w + "\n";
 
-  std::set<Reason> used;
+  // The reasons the frames use, listed after the traces in the enum's order.
+  std::array<bool, kReasonCount> used{};
+  bool any_used = false;
+  std::string banner;
+  std::string name;
   for (const Trace& t : r.traces) {
-    out += "\n   " + t.label + (t.primary ? "" : "  (auxiliary)") + " [line " + std::to_string(t.line) + "]\n";
-    std::string banner;
+    out.append("\n   ").append(t.label).append(t.primary ? "" : "  (auxiliary)").append(" [line ");
+    put_decimal(out, t.line);
+    out += "]\n";
+    banner.clear();
     for (std::size_t i = t.first_frame; i < t.first_frame + t.frame_count; ++i) {
-      const std::string name = stack_name(r.frames[i].stack, r.frames[i].exception);
+      const Frame& f = r.frames[i];
+      stack_name(name, f.stack, f.exception);
       if (name != banner) {
-        out += "   --- " + name + " stack ---\n";
+        out.append("   --- ").append(name).append(" stack ---\n");
         banner = name;
       }
-      const Frame& f = r.frames[i];
-      used.insert(f.reason);
+      used[static_cast<std::size_t>(f.reason)] = true;
+      any_used = true;
       const std::size_t line_start = out.size();
       out += "   ";
-      out += std::to_string(i);
+      put_decimal(out, i);
       pad(out, line_start, 8);
       const std::size_t st = out.size();
-      out += f.exception ? *f.exception : std::string(to_string(f.stack));
+      if (f.exception)
+        out += *f.exception;
+      else
+        out += to_string(f.stack);
       pad(out, st, 8);
       if (style.colour) out += colour_of(f.verdict);
       const std::size_t v = out.size();
@@ -156,21 +200,28 @@ std::string render_text(const Report& r, const TextStyle& style) {
       pad(out, v, 10);
       out += f.printed_unreliable ? "? " : "  ";
       const std::size_t d = out.size();
-      out += describe(f);
+      put_frame(out, f);
       pad(out, d, 48);
       out += reason_code(f.reason);
       if (style.colour) out += reset;
-      out += "\n";
+      out += '\n';
       if (f.debug) out += describe_debug(*f.debug);
     }
   }
-  if (!used.empty()) {
+  if (any_used) {
     out += "\n   reasons:\n";
-    for (Reason reason : used) {
-      out += "     " + std::string(reason_code(reason)) + ": " + std::string(reason_description(reason)) + "\n";
+    for (std::size_t k = 0; k < used.size(); ++k) {
+      if (!used[k]) continue;
+      const auto reason = static_cast<Reason>(k);
+      out.append("     ").append(reason_code(reason)).append(": ").append(reason_description(reason)).append("\n");
     }
   }
   out += "\n";
+}
+
+std::string render_text(const Report& r, const TextStyle& style) {
+  std::string out;
+  append_text(out, r, style);
   return out;
 }
 

@@ -13,5 +13,7 @@ struct TextStyle {
 };
 
 std::string render_text(const Report& r, const TextStyle& style);
+// render_text appended to `out` (one buffer for a whole run's reports).
+void append_text(std::string& out, const Report& r, const TextStyle& style);
 
 }  // namespace btaudit
