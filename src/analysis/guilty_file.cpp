@@ -232,6 +232,8 @@ namespace guilty_file_detail {
 
 std::string_view first_source_file(std::string_view line) { return source_file_in(line); }
 
+std::span<const std::string_view> ignored_file_rows() { return kIgnoredFiles; }
+
 std::string clean_path(std::string_view path) {
   std::vector<std::string_view> parts;
   std::size_t ups = 0;  // leading ".." a relative path cannot resolve

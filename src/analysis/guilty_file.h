@@ -6,6 +6,7 @@
 // "WARNING: ... at file:line" / "BUG at file:line" line; else there is none.
 #pragma once
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,8 @@ std::string_view first_source_file(std::string_view line);
 std::string clean_path(std::string_view path);
 // Common machinery no report is routed to (the table in guilty_file.cpp).
 bool ignored_file(std::string_view path);
+// That table's rows: globs from a path's first byte, '*' any run, '?' any byte (for tests).
+std::span<const std::string_view> ignored_file_rows();
 
 }  // namespace guilty_file_detail
 
