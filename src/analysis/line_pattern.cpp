@@ -117,6 +117,24 @@ struct Matcher {
     return true;
   }
 
+  // The '*' at pi followed by the literal byte `next` (or a space): only the positions holding
+  // it can continue, found by memchr. Every other position from si to the end of the line
+  // (the end itself included) would fail at its first step and spend one unit of budget: the
+  // units of a run of them are charged at once. The budget only falls, and once below zero
+  // every step fails, so a charge that takes it there ends the search.
+  bool run_star_to(std::size_t pi, std::size_t si, char next) {
+    if (si > s.size()) return false;  // no position to try, none to charge
+    for (std::size_t k = si;;) {
+      const void* hit = k < s.size() ? std::memchr(s.data() + k, next, s.size() - k) : nullptr;
+      const std::size_t at =
+          hit != nullptr ? static_cast<std::size_t>(static_cast<const char*>(hit) - s.data()) : s.size() + 1;
+      budget -= static_cast<int>(std::min<std::size_t>(at - k, 1U << 30));
+      if (hit == nullptr || budget < 0) return false;
+      if (run(pi + 1, at)) return true;
+      k = at + 1;
+    }
+  }
+
   bool run(std::size_t pi, std::size_t si) {
     // Literal characters and spaces continue the match in a loop rather than a call per
     // character; each step still spends one unit of the budget, as a call did.
@@ -140,13 +158,9 @@ struct Matcher {
       // there would fail at its first step, spending one unit of budget, which is charged
       // here without the call.
       const bool literal_next = pi + 1 < pat.size() && pat[pi + 1] != '*' && pat[pi + 1] != '{';
-      for (std::size_t k = si; k <= s.size(); ++k) {
-        if (literal_next && (k == s.size() || s[k] != pat[pi + 1])) {
-          --budget;
-          continue;
-        }
+      if (literal_next) return run_star_to(pi, si, pat[pi + 1]);
+      for (std::size_t k = si; k <= s.size(); ++k)
         if (run(pi + 1, k)) return true;
-      }
       return false;
     }
     const std::size_t close = pat.find('}', pi);
@@ -240,109 +254,6 @@ struct Matcher {
   }
 };
 
-// The bytes a match of a pattern's first token can start with, for patterns that start
-// with a token that cannot match empty ({A:..}, {F}, {P}, {D}, ...) or with a space. Every
-// other start position fails at the matcher's first step, spending one unit of budget:
-// find_pattern skips such positions in a byte loop and charges that unit for each, so the
-// result is the one trying them all would give, budget included. May hold more bytes
-// than can start a match (a superset only costs attempts), never fewer.
-class FirstBytes {
- public:
-  // False when the first token is none of those (a literal, '*', {p}, {T}, {R}, {Z}, {E}).
-  bool compute(std::string_view pat) {
-    if (pat.empty()) return false;
-    if (pat[0] == ' ') {
-      add(" ");
-      return true;
-    }
-    if (pat[0] != '{') return false;
-    const std::size_t close = pat.find('}');
-    if (close == std::string_view::npos || close < 2) return false;
-    const std::string_view tok = pat.substr(1, close - 1);
-    if (tok.size() > 2 && tok[1] == ':') {
-      std::string_view alts = tok.substr(2);
-      for (;;) {  // an empty alternative or one starting with '?' matches at any byte
-        const std::size_t bar = alts.find('|');
-        const std::string_view alt = alts.substr(0, bar);
-        if (alt.empty() || alt[0] == '?') return false;
-        add(alt[0]);
-        if (bar == std::string_view::npos) return true;
-        alts.remove_prefix(bar + 1);
-      }
-    }
-    if (tok.size() != 1) return false;
-    switch (tok[0]) {  // the classes of Matcher::run, as byte ranges
-      case 'S': add("-/."); [[fallthrough]];
-      case 'F':
-      case 'f':
-      case 'I':
-        add_range('a', 'z');
-        add_range('A', 'Z');
-        add_range('0', '9');
-        add("_");
-        return true;
-      case 'P': add("["); return true;
-      case 'W':
-      case 'w':
-        add_range('a', 'z');
-        add("-");
-        return true;
-      case 'L':
-        add_range('a', 'z');
-        add("_");
-        return true;
-      case 'Q':
-        bits_.fill(~std::uint64_t{0});
-        bits_[0] &= ~(std::uint64_t{1} << '\'');
-        count_ = 255;
-        return true;
-      case 'D': add_range('0', '9'); return true;
-      case 'H':
-        add_range('0', '9');
-        add_range('a', 'f');
-        return true;
-      default: return false;
-    }
-  }
-  bool has(char c) const {
-    const auto u = static_cast<unsigned char>(c);
-    return (bits_[u >> 6] >> (u & 63)) & 1;
-  }
-  // The first position at or after `from` whose byte is in the set, or s.size(). One or two
-  // bytes ({A:Local variable |Uninit ...}, {C:Read|Write}) are found by memchr.
-  std::size_t next(std::string_view s, std::size_t from) const {
-    if (count_ <= 2) {
-      std::size_t at = s.size();
-      for (std::size_t k = 0; k < count_; ++k) {
-        const void* hit = std::memchr(s.data() + from, few_[k], at - from);
-        if (hit != nullptr) at = static_cast<std::size_t>(static_cast<const char*>(hit) - s.data());
-      }
-      return at;
-    }
-    std::size_t at = from;
-    while (at < s.size() && !has(s[at])) ++at;
-    return at;
-  }
-
- private:
-  void add(char c) {
-    const auto u = static_cast<unsigned char>(c);
-    if (has(c)) return;
-    bits_[u >> 6] |= std::uint64_t{1} << (u & 63);
-    if (count_ < 2) few_[count_] = c;
-    ++count_;
-  }
-  void add(std::string_view cs) {
-    for (char c : cs) add(c);
-  }
-  void add_range(char lo, char hi) {
-    for (char c = lo; c <= hi; ++c) add(c);
-  }
-  std::array<std::uint64_t, 4> bits_{};
-  std::array<char, 2> few_{};  // the set's bytes while it has at most two
-  std::size_t count_ = 0;      // how many bytes the set has
-};
-
 // The literal text a pattern starts with (used to jump between candidate starts).
 std::string_view literal_prefix(std::string_view pat) {
   std::size_t n = 0;
@@ -380,34 +291,143 @@ std::string_view pattern_literal(std::string_view pattern) {
   return literal_prefix(pattern);
 }
 
-bool find_pattern(std::string_view pattern, std::string_view line, std::vector<std::string_view>* caps) {
-  const bool anchored = !pattern.empty() && pattern[0] == '^';
-  if (anchored) pattern.remove_prefix(1);
-  Matcher m(pattern, line);
-  const std::string_view lit = literal_prefix(pattern);
-  FirstBytes first;
-  const bool filtered = lit.empty() && !anchored && first.compute(pattern);
-  std::size_t start = 0;
-  for (;;) {
-    if (!lit.empty()) {
-      start = find_text(line, lit, start);
-      if (start == std::string_view::npos) return false;
-    } else if (filtered) {
-      // Each position skipped is one the matcher would have failed at its first step.
-      const std::size_t at = first.next(line, start);
-      m.budget -= static_cast<int>(std::min<std::size_t>(at - start, 1u << 30));
-      if (m.budget < 0 || at == line.size()) return false;  // the end itself fails too
-      start = at;
-    }
-    if (anchored && start != 0) return false;
-    m.caps.clear();
-    if (m.run(0, start)) {
-      if (caps) m.caps.append_to(*caps);
-      return true;
-    }
-    if (anchored || m.budget < 0 || start >= line.size()) return false;
-    ++start;
+bool line_pattern_detail::FirstBytes::compute(std::string_view pat) {
+  if (pat.empty()) return false;
+  if (pat[0] == ' ') {
+    add(" ");
+    return true;
   }
+  if (pat[0] != '{') return false;
+  const std::size_t close = pat.find('}');
+  if (close == std::string_view::npos || close < 2) return false;
+  const std::string_view tok = pat.substr(1, close - 1);
+  if (tok.size() > 2 && tok[1] == ':') {
+    std::string_view alts = tok.substr(2);
+    for (;;) {  // an empty alternative or one starting with '?' matches at any byte
+      const std::size_t bar = alts.find('|');
+      const std::string_view alt = alts.substr(0, bar);
+      if (alt.empty() || alt[0] == '?') return false;
+      add(alt[0]);
+      if (bar == std::string_view::npos) return true;
+      alts.remove_prefix(bar + 1);
+    }
+  }
+  if (tok.size() != 1) return false;
+  switch (tok[0]) {  // the classes of Matcher::run, as byte ranges
+    case 'S': add("-/."); [[fallthrough]];
+    case 'F':
+    case 'f':
+    case 'I':
+      add_range('a', 'z');
+      add_range('A', 'Z');
+      add_range('0', '9');
+      add("_");
+      return true;
+    case 'P': add("["); return true;
+    case 'W':
+    case 'w':
+      add_range('a', 'z');
+      add("-");
+      return true;
+    case 'L':
+      add_range('a', 'z');
+      add("_");
+      return true;
+    case 'Q':
+      bits_.fill(~std::uint64_t{0});
+      bits_[0] &= ~(std::uint64_t{1} << '\'');
+      count_ = 255;
+      return true;
+    case 'D': add_range('0', '9'); return true;
+    case 'H':
+      add_range('0', '9');
+      add_range('a', 'f');
+      return true;
+    default: return false;
+  }
+}
+bool line_pattern_detail::FirstBytes::has(char c) const {
+  const auto u = static_cast<unsigned char>(c);
+  return (bits_[u >> 6] >> (u & 63)) & 1;
+}
+// One or two bytes ({A:Local variable |Uninit ...}, {C:Read|Write}) are found by memchr.
+std::size_t line_pattern_detail::FirstBytes::next(std::string_view s, std::size_t from) const {
+  if (count_ <= 2) {
+    std::size_t at = s.size();
+    for (std::size_t k = 0; k < count_; ++k) {
+      const void* hit = std::memchr(s.data() + from, few_[k], at - from);
+      if (hit != nullptr) at = static_cast<std::size_t>(static_cast<const char*>(hit) - s.data());
+    }
+    return at;
+  }
+  std::size_t at = from;
+  while (at < s.size() && !has(s[at])) ++at;
+  return at;
+}
+
+void line_pattern_detail::FirstBytes::add(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  if (has(c)) return;
+  bits_[u >> 6] |= std::uint64_t{1} << (u & 63);
+  if (count_ < 2) few_[count_] = c;
+  ++count_;
+}
+void line_pattern_detail::FirstBytes::add(std::string_view cs) {
+  for (char c : cs) add(c);
+}
+void line_pattern_detail::FirstBytes::add_range(char lo, char hi) {
+  for (char c = lo; c <= hi; ++c) add(c);
+}
+
+LinePattern::LinePattern(std::string_view pattern) {
+  anchored_ = !pattern.empty() && pattern[0] == '^';
+  if (anchored_) pattern.remove_prefix(1);
+  pattern_ = pattern;
+  literal_ = literal_prefix(pattern);
+  filtered_ = literal_.empty() && !anchored_ && first_.compute(pattern);
+}
+
+bool LinePattern::find_spending(std::string_view line, std::vector<std::string_view>* caps, int& budget_left) const {
+  Matcher m(pattern_, line);
+  const bool found = [&] {
+    std::size_t start = 0;
+    for (;;) {
+      if (!literal_.empty()) {
+        start = find_text(line, literal_, start);
+        if (start == std::string_view::npos) return false;
+      } else if (filtered_) {
+        // Each position skipped is one the matcher would have failed at its first step.
+        const std::size_t at = first_.next(line, start);
+        m.budget -= static_cast<int>(std::min<std::size_t>(at - start, 1u << 30));
+        if (m.budget < 0 || at == line.size()) return false;  // the end itself fails too
+        start = at;
+      }
+      if (anchored_ && start != 0) return false;
+      m.caps.clear();
+      // The leading literal was found at `start` (find_text): the matcher would step over its
+      // bytes one unit of budget each, which is charged here instead. It holds no space, '*'
+      // or token, so those steps are plain byte comparisons that succeed.
+      m.budget -= static_cast<int>(literal_.size());
+      if (m.budget >= 0 && m.run(literal_.size(), start + literal_.size())) {
+        if (caps) m.caps.append_to(*caps);
+        return true;
+      }
+      if (anchored_ || m.budget < 0 || start >= line.size()) return false;
+      ++start;
+    }
+  }();
+  budget_left = m.budget;
+  return found;
+}
+
+bool find_pattern(std::string_view pattern, std::string_view line, std::vector<std::string_view>* caps) {
+  return LinePattern(pattern).find(line, caps);
+}
+
+std::pair<bool, int> line_pattern_detail::find_pattern_spending(std::string_view pattern, std::string_view line) {
+  int budget_left = 0;
+  const bool found = LinePattern(pattern).find_spending(line, nullptr, budget_left);
+  return {found, budget_left};
 }
 
 }  // namespace btaudit

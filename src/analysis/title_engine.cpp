@@ -248,14 +248,15 @@ const AnyOfHeads& any_of_heads() {
   return !heads.usable || may_hold_pair(s, heads.pairs);
 }
 
-bool match_part(const Part& part, std::string_view s, Caps& out) {
+// `line`: the part's pattern as read once (title_from_rules' tables), for a Line part.
+bool match_part(const Part& part, const LinePattern& line, std::string_view s, Caps& out) {
   switch (part.kind) {
     case PartKind::Rip: return rip_frame(s, out);
     // Every match holds "interrupt:" (a literal word of the pattern): most lines are told by one search.
     case PartKind::RipOrInterrupt:
       return rip_frame(s, out) || (holds_interrupt_colon(s) && find_pattern("--- interrupt: {D} at {F}", s, &out));
     case PartKind::CallTrace: return call_trace_line(s);
-    case PartKind::Line: return find_pattern(part.pattern, s, &out);
+    case PartKind::Line: return line.find(s, &out);
     case PartKind::AnyOf: {
       // A line holding none of the alternatives' first two bytes (any_of_heads) holds none of them.
       if (!may_hold_any_of(s)) return false;
@@ -537,7 +538,9 @@ bool pick_before_end(const std::vector<Part>& parts, std::size_t pi, int stacks)
   return false;
 }
 
-StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Part>& parts, const StackRecipe& r) {
+// `patterns`: the parts' patterns as read once, parallel to `parts`.
+StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Part>& parts,
+                      std::span<const LinePattern> patterns, const StackRecipe& r) {
   StackResult res;
   title_engine_detail::FaultsPassed faults_passed(lines);
   StackFrames frames(r);
@@ -576,7 +579,7 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
         }
         if (starts_stack(ln)) break;
         caps.clear();
-        if (pi + 1 < parts.size() && match_part(parts[pi + 1], ln, caps)) {
+        if (pi + 1 < parts.size() && match_part(parts[pi + 1], patterns[pi + 1], ln, caps)) {
           frames.append(caps);
           ++pi;
           break;
@@ -593,7 +596,7 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
           break;
         }
         caps.clear();
-        if (match_part(part, ln, caps)) {
+        if (match_part(part, patterns[pi], ln, caps)) {
           frames.append(caps);
           break;
         }
@@ -604,14 +607,14 @@ StackResult run_parts(const Lines& lines, std::size_t from, const std::vector<Pa
 }
 
 // Matches the line patterns on successive lines from `from`; returns the first line's index.
-std::optional<std::size_t> match_lines(std::span<const std::string_view> pats, const Lines& lines, std::size_t from,
+std::optional<std::size_t> match_lines(std::span<const LinePattern> pats, const Lines& lines, std::size_t from,
                                        Caps& caps) {
   std::optional<std::size_t> first;
   std::size_t li = from;
-  for (auto p : pats) {
+  for (const LinePattern& p : pats) {
     bool found = false;
     for (; li < lines.size(); ++li) {
-      if (find_pattern(p, lines[li], &caps)) {
+      if (p.find(lines[li], &caps)) {
         if (!first) first = li;
         ++li;
         found = true;
@@ -684,14 +687,35 @@ Words with_keys(std::vector<std::string_view> text) {
   w.text = std::move(text);
   return w;
 }
+// A format's patterns, each read once (LinePattern) rather than on every line it is tried on.
+struct FormatPatterns {
+  std::vector<LinePattern> title;   // parallel to Format::title
+  std::vector<LinePattern> report;  // parallel to Format::report
+  std::vector<LinePattern> parts;   // parallel to Format::stack.parts (those of Line parts used)
+  std::vector<LinePattern> parts2;  // parallel to Format::stack.parts2
+};
+std::vector<LinePattern> read_patterns(const std::vector<std::string_view>& patterns) {
+  std::vector<LinePattern> read;
+  read.reserve(patterns.size());
+  for (const std::string_view p : patterns) read.emplace_back(p);
+  return read;
+}
+std::vector<LinePattern> read_patterns(const std::vector<Part>& parts) {
+  std::vector<LinePattern> read;
+  read.reserve(parts.size());
+  for (const Part& p : parts) read.emplace_back(p.pattern);
+  return read;
+}
 struct FormatFilter {
   std::size_t literal = 0;  // index into FamilyFilter::literals
   Words others;             // the first title pattern's other literal words
+  FormatPatterns patterns;
 };
 struct FamilyFilter {
   std::vector<std::string_view> literals;
   std::vector<FormatFilter> formats;  // parallel to Family::formats
   std::vector<Words> suppress_words;  // parallel to Family::suppress: literal_words
+  std::vector<LinePattern> suppress;  // parallel to Family::suppress, read once
 };
 
 // The pairs of the line last asked about, worked out when a line is first asked: lines are
@@ -746,11 +770,14 @@ const FamilyFilter& family_filter(const Family& fam) {
         if (one.literal == ff.literals.size()) ff.literals.push_back(lit);
         // Tried only on a line holding `lit`.
         one.others = with_keys(needed_words(literal_words(fmt.title.front()), lit));
+        one.patterns = {read_patterns(fmt.title), read_patterns(fmt.report), read_patterns(fmt.stack.parts),
+                        read_patterns(fmt.stack.parts2)};
         ff.formats.push_back(std::move(one));
       }
       // Tried only on a line holding the family's header (title_from_rules).
       for (const std::string_view p : f.suppress)
         ff.suppress_words.push_back(with_keys(needed_words(literal_words(p), f.header)));
+      ff.suppress = read_patterns(f.suppress);
       all.push_back(std::move(ff));
     }
     return all;
@@ -779,14 +806,14 @@ constexpr std::size_t kMaxJoinedName = 100;
 // f.spans_lines of them, adding at most kMaxJoinedName bytes): a task name holding line
 // breaks ("INFO: task \xff\n\xfe:18088 blocked for more than 143 seconds."). The joined text
 // is kept in `joined`, which the captures view.
-bool match_joined(const Format& f, const Words& others, const Lines& lines, std::size_t li, std::string& joined,
+bool match_joined(const Format& f, const FormatFilter& filter, const Lines& lines, std::size_t li, std::string& joined,
                   Caps& caps) {
   joined.assign(lines[li]);
   for (int k = 1; k <= f.spans_lines && li + static_cast<std::size_t>(k) < lines.size(); ++k) {
     if (joined.size() - lines[li].size() >= kMaxJoinedName) break;  // the lines joined so far are all name
     joined.push_back('\n');
     joined.append(lines[li + static_cast<std::size_t>(k)]);
-    if (holds_all(joined, others) && find_pattern(f.title.front(), joined, &caps)) return true;
+    if (holds_all(joined, filter.others) && filter.patterns.title.front().find(joined, &caps)) return true;
     caps.clear();
   }
   return false;
@@ -797,7 +824,7 @@ bool match_joined(const Format& f, const Words& others, const Lines& lines, std:
 bool suppressed(const Family& fam, std::string_view line, LinePairs& pairs) {
   const FamilyFilter& filter = family_filter(fam);
   for (std::size_t i = 0; i < fam.suppress.size(); ++i)
-    if (holds_all(line, filter.suppress_words[i], pairs.of(line)) && find_pattern(fam.suppress[i], line, nullptr))
+    if (holds_all(line, filter.suppress_words[i], pairs.of(line)) && filter.suppress[i].find(line, nullptr))
       return true;
   return false;
 }
@@ -910,25 +937,27 @@ std::optional<RuleTitle> title_from_rules(const Lines& lines) {
       // The first title pattern is matched here, once; the others follow on later lines.
       Caps tcaps;
       if (!holds_all(lines[li], filter.formats[fi].others, pairs.of(lines[li])) ||
-          !find_pattern(f.title.front(), lines[li], &tcaps)) {
+          !filter.formats[fi].patterns.title.front().find(lines[li], &tcaps)) {
         tcaps.clear();
-        if (f.spans_lines == 0 || !match_joined(f, filter.formats[fi].others, lines, li, joined, tcaps)) continue;
+        if (f.spans_lines == 0 || !match_joined(f, filter.formats[fi], lines, li, joined, tcaps)) continue;
       }
-      if (f.title.size() > 1 && !match_lines(std::span(f.title).subspan(1), lines, li + 1, tcaps)) continue;
+      const FormatPatterns& patterns = filter.formats[fi].patterns;
+      if (f.title.size() > 1 && !match_lines(std::span(patterns.title).subspan(1), lines, li + 1, tcaps)) continue;
       matched_here = true;
       Caps caps = std::move(tcaps);
       std::size_t stack_from = li;
       if (!f.report.empty()) {
         caps.clear();
-        const auto rat = match_lines(f.report, lines, start, caps);
+        const auto rat = match_lines(patterns.report, lines, start, caps);
         if (!rat) continue;
         stack_from = *rat;
       }
       RuleTitle t;
       std::vector<Pick> picks;
       if (f.has_stack) {
-        StackResult sr = run_parts(lines, stack_from, f.stack.parts, f.stack);
-        if (!sr.ok && !f.stack.parts2.empty()) sr = run_parts(lines, stack_from, f.stack.parts2, f.stack);
+        StackResult sr = run_parts(lines, stack_from, f.stack.parts, patterns.parts, f.stack);
+        if (!sr.ok && !f.stack.parts2.empty())
+          sr = run_parts(lines, stack_from, f.stack.parts2, patterns.parts2, f.stack);
         picks = std::move(sr.picks);
         t.corrupted = !sr.ok;
         if (!picks.empty()) t.frame = picks[0].raw;

@@ -289,6 +289,51 @@ void expect_same_as_oracle(std::string_view pattern, const std::string& line) {
   }
 }
 
+// The step budget as the matcher first spent it, for patterns of literal bytes, spaces and '*'
+// led by a literal byte: one unit per step, the leading literal stepped over byte by byte and
+// every '*' position tried or charged one by one. find_pattern now charges runs of steps at
+// once; on lines where backtracking runs the budget out, the answers must stay these.
+struct StepByStep {
+  std::string_view pat;
+  std::string_view s;
+  int budget = 200000;  // Matcher's
+  bool run(std::size_t pi, std::size_t si) {
+    for (;;) {
+      if (--budget < 0) return false;
+      if (pi == pat.size()) return true;
+      const char c = pat[pi];
+      if (c == ' ') {
+        if (si >= s.size() || s[si] != ' ') return false;
+        while (si < s.size() && s[si] == ' ') ++si;
+        ++pi;
+        continue;
+      }
+      if (c == '*') break;
+      if (si >= s.size() || s[si] != c) return false;
+      ++pi;
+      ++si;
+    }
+    const bool literal_next = pi + 1 < pat.size() && pat[pi + 1] != '*';
+    for (std::size_t k = si; k <= s.size(); ++k) {
+      if (literal_next && (k == s.size() || s[k] != pat[pi + 1])) {
+        --budget;
+        continue;
+      }
+      if (run(pi + 1, k)) return true;
+    }
+    return false;
+  }
+  bool find() {
+    const std::string_view lit = pat.substr(0, pat.find_first_of(" *"));
+    for (std::size_t start = 0;; ++start) {
+      start = s.find(lit, start);
+      if (start == std::string_view::npos) return false;
+      if (run(0, start)) return true;
+      if (budget < 0 || start >= s.size()) return false;
+    }
+  }
+};
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(line_pattern)
@@ -526,6 +571,72 @@ BOOST_AUTO_TEST_CASE(a_pair_set_never_rules_out_a_word_the_line_holds) {
   }
   BOOST_TEST(held > 10000);
   BOOST_TEST(ruled_out > 10000);  // the pre-test is worth asking
+}
+
+// Backtracking patterns ("a*a*a*b" on a run of 'a's costs a number of steps of the line's length
+// to the fourth) on lines of every length across the one where the budget runs out: the
+// answers and the budget left are those of the step-by-step budget. Generated: patterns of literals, spaces and
+// stars; lines of their bytes, the leading literal placed once or more, the last byte often absent.
+BOOST_AUTO_TEST_CASE(star_searches_spend_the_budget_as_step_by_step_matching_did) {
+  std::mt19937 rng(1430);
+  const std::string_view patterns[] = {"a*a*a*b",   "a*a*a*a*b", "ab*a *a*b", "a* *a* b", "x*a*a*a*y",
+                                       "aa*a*aa*b", "a*b*a*b*c", "a *a *b",   "ba*a*a*a"};
+  int exhausted = 0;
+  int found = 0;
+  for (const std::string_view p : patterns) {
+    for (std::size_t len = 1; len < 260; len += 1 + rng() % 4) {
+      std::string line;
+      const std::string bytes = rng() % 2 == 0 ? "aaaa a" : "aaaaab ax";
+      while (line.size() < len) line += bytes[rng() % bytes.size()];
+      if (rng() % 3 == 0) line.insert(rng() % (line.size() + 1), std::string(1, p.back()));
+      StepByStep ref{p, line};
+      const bool want = ref.find();
+      exhausted += ref.budget < 0 ? 1 : 0;
+      found += want ? 1 : 0;
+      const auto [got, left] = line_pattern_detail::find_pattern_spending(p, line);
+      BOOST_TEST_CONTEXT("\"" << p << "\" on \"" << line << "\"") {
+        BOOST_TEST_REQUIRE(got == want);
+        // The same units spent; once below zero the search stops at once where it used to fail step by step.
+        if (ref.budget >= 0)
+          BOOST_TEST_REQUIRE(left == ref.budget);
+        else
+          BOOST_TEST_REQUIRE(left < 0);
+      }
+    }
+  }
+  BOOST_TEST(exhausted > 20);  // the budget's edge was crossed
+  BOOST_TEST(found > 20);
+}
+
+// A pattern read once (LinePattern, as the title rules hold their table's patterns) and tried
+// on line after line finds, captures and spends what find_pattern does on each: nothing of one
+// line's search is left for the next. Generated: every pattern of the title rule table and the
+// token-led ones, each object reused across the variants of several instances.
+BOOST_AUTO_TEST_CASE(a_pattern_read_once_finds_on_every_line_what_find_pattern_finds) {
+  std::mt19937 rng(1431);
+  std::vector<std::string_view> patterns = rule_patterns();
+  patterns.insert(patterns.end(), std::begin(kLeadingTokens), std::end(kLeadingTokens));
+  int found = 0;
+  for (const std::string_view p : patterns) {
+    const LinePattern read(p);
+    for (int n = 0; n < 4; ++n) {
+      for (const std::string& line : variants(instantiate(p, rng), rng)) {
+        std::vector<std::string_view> want_caps;
+        std::vector<std::string_view> got_caps = {"kept"};  // captures are appended
+        const bool want = find_pattern(p, line, &want_caps);
+        int left = 0;
+        const bool got = read.find_spending(line, &got_caps, left);
+        BOOST_TEST_CONTEXT("pattern \"" << p << "\" on \"" << line << "\"") {
+          BOOST_TEST_REQUIRE(got == want);
+          BOOST_TEST_REQUIRE(left == line_pattern_detail::find_pattern_spending(p, line).second);
+          want_caps.insert(want_caps.begin(), "kept");
+          BOOST_TEST_REQUIRE(got_caps == want_caps, boost::test_tools::per_element());
+        }
+        found += got ? 1 : 0;
+      }
+    }
+  }
+  BOOST_TEST(found > 500);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
