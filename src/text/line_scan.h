@@ -10,10 +10,12 @@
 // first byte, and one nibble-table lookup (SSSE3's byte shuffle) of the block's bytes gives
 // each byte the buckets it may open, one of the next bytes the buckets whose pairs it may
 // close; a position whose two answers share a bucket is a candidate (as Teddy, Hyperscan's
-// literal matcher, does). The exact pair, the byte before a word and the phrase's bytes are
-// then checked at the candidate alone. (The tables tell a pair's buckets, not only "a first
-// byte of some word" and "a second byte of some word": fewer candidates, fewer operations.)
+// literal matcher, does). The exact pair, the byte before a word, the word's head (its first
+// four bytes) and the phrase's bytes are then checked at the candidate alone. (The tables tell
+// a pair's buckets, not only "a first byte of some word" and "a second byte of some word":
+// fewer candidates, fewer operations.)
 #pragma once
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -38,8 +40,10 @@ struct LineScan {
   std::uint32_t phrases = 0;  // bit k: the scanner's phrase k occurs in the line
   // The line holds " ? ", or opens with "? ": a frame its unwinder did not vouch for.
   bool unreliable_mark = false;
-  // The first positions i >= 1 where a word's first two bytes stand and line[i-1] does not
-  // continue an identifier (scan::is_ident), in increasing order.
+  // The first positions i >= 1 where a word's head stands (its first four bytes, or the whole of
+  // a shorter word, inside the line) and line[i-1] does not continue an identifier
+  // (scan::is_ident), in increasing order. (Four bytes, not the two the candidate tables look
+  // at: " in ", " st", " ge" open no word, and a line holding only those needs no search.)
   std::array<std::size_t, kMaxWords> words{};
   std::size_t word_count = 0;
   bool more_words = false;  // there are more such positions after words.back(): search on from there
@@ -62,6 +66,7 @@ class LineScanner {
     if (phrases_.size() > 32) phrases_.resize(32);
     for (const std::string_view w : words)
       if (w.size() >= 2) pair_kinds_[pair_index(w[0], w[1])] |= kWordPair;
+    word_heads(words);
     for (const std::string_view p : phrases_)
       if (p.size() >= 2) pair_kinds_[pair_index(p[0], p[1])] |= kPhrasePair;
     pair_kinds_[pair_index('?', ' ')] |= kMarkPair;
@@ -156,6 +161,59 @@ class LineScanner {
     return found;
   }
 
+  // A word's head (LineScan::words): its first `size` bytes (four, or all of a shorter word), byte
+  // j in bits 8j of `bytes`.
+  struct WordHead {
+    std::uint32_t bytes = 0;
+    std::uint32_t mask = 0;
+    std::size_t size = 0;
+  };
+  void word_heads(std::span<const std::string_view> words) {
+    std::vector<WordHead> heads;
+    for (const std::string_view w : words) {
+      if (w.size() < 2) continue;
+      WordHead h;
+      h.size = std::min<std::size_t>(w.size(), 4);
+      for (std::size_t j = 0; j < h.size; ++j) {
+        h.bytes |= std::uint32_t{static_cast<unsigned char>(w[j])} << (8 * j);
+        h.mask |= std::uint32_t{0xff} << (8 * j);
+      }
+      const bool known = std::any_of(heads.begin(), heads.end(),
+                                     [&h](const WordHead& o) { return o.bytes == h.bytes && o.mask == h.mask; });
+      if (!known) heads.push_back(h);
+    }
+    // By first byte: the heads of byte c are heads_[head_from_[c] .. head_from_[c + 1]).
+    std::stable_sort(heads.begin(), heads.end(),
+                     [](const WordHead& a, const WordHead& b) { return (a.bytes & 0xff) < (b.bytes & 0xff); });
+    heads_ = std::move(heads);
+    std::size_t k = 0;
+    for (std::size_t c = 0; c <= 256; ++c) {
+      while (k < heads_.size() && (heads_[k].bytes & 0xff) < c) ++k;
+      head_from_[c] = static_cast<std::uint32_t>(k);
+    }
+  }
+
+  // Whether a word's head stands at b[i] (i + 1 < n: its first two bytes are in the line).
+  [[gnu::always_inline]] bool head_at(const unsigned char* b, std::size_t i, std::size_t n) const {
+    if (n - i < 4 || std::endian::native != std::endian::little) return head_near_end(b, i, n);
+    std::uint32_t v = 0;
+    std::memcpy(&v, b + i, 4);
+    const WordHead* h = heads_.data() + head_from_[b[i]];
+    const WordHead* const end = heads_.data() + head_from_[b[i] + 1U];
+    for (; h != end; ++h)
+      if ((v & h->mask) == h->bytes) return true;
+    return false;
+  }
+  // head_at with fewer than four bytes left in the line (or on a big-endian CPU).
+  [[gnu::noinline]] bool head_near_end(const unsigned char* b, std::size_t i, std::size_t n) const {
+    const std::size_t avail = std::min<std::size_t>(n - i, 4);
+    std::uint32_t v = 0;
+    for (std::size_t j = 0; j < avail; ++j) v |= std::uint32_t{b[i + j]} << (8 * j);
+    for (std::size_t k = head_from_[b[i]]; k < head_from_[b[i] + 1U]; ++k)
+      if (heads_[k].size <= avail && (v & heads_[k].mask) == heads_[k].bytes) return true;
+    return false;
+  }
+
   void add_word(std::size_t i, LineScan& out) const {
     if (out.word_count < LineScan::kMaxWords)
       out.words[out.word_count++] = i;
@@ -166,7 +224,7 @@ class LineScanner {
   // Position i (1 <= i, i + 1 < n), byte by byte.
   void visit(const unsigned char* b, std::size_t i, std::size_t n, LineScan& out) const {
     const std::uint8_t kinds = pair_kinds_[pair_index(b[i], b[i + 1])];
-    if ((kinds & kWordPair) && !ident_[b[i - 1]]) add_word(i, out);
+    if ((kinds & kWordPair) && !ident_[b[i - 1]] && head_at(b, i, n)) add_word(i, out);
     if (kinds & kPhrasePair) out.phrases |= phrases_at(std::string_view(reinterpret_cast<const char*>(b), n), i);
     if ((kinds & kStampPair) && !out.stamp_open) out.stamp_open = stamp_shape(b, i, n);
   }
@@ -179,7 +237,7 @@ class LineScanner {
       const std::size_t i = at + static_cast<std::size_t>(std::countr_zero(candidates));
       const std::uint8_t kinds = pair_kinds_[pair_index(b[i], b[i + 1])];
       if (kinds == 0) continue;  // a pair of no list that the buckets let through
-      if ((kinds & kWordPair) && !ident_[b[i - 1]]) add_word(i, out);
+      if ((kinds & kWordPair) && !ident_[b[i - 1]] && head_at(b, i, n)) add_word(i, out);
       if (kinds & kPhrasePair) out.phrases |= phrases_at(std::string_view(reinterpret_cast<const char*>(b), n), i);
       if ((kinds & kMarkPair) && b[i - 1] == ' ') out.unreliable_mark = true;
       if ((kinds & kStampPair) && !out.stamp_open) out.stamp_open = stamp_shape(b, i, n);
@@ -354,6 +412,8 @@ class LineScanner {
   static constexpr std::string_view kStampSeconds = " \t0123456789";
   std::vector<std::uint8_t> pair_kinds_ = std::vector<std::uint8_t>(65536);
   std::array<bool, 256> ident_{};
+  std::vector<WordHead> heads_;
+  std::array<std::uint32_t, 257> head_from_{};
   bool ssse3_ = false;
   bool avx2_ = false;
 };
