@@ -180,8 +180,11 @@ def check_parallel(btaudit, repo, shared, work):
     parts = os.path.join(work, 'parts')
     os.makedirs(parts)
     # Three job slots on "this host" named as a remote login would be (-S 3/:), each
-    # taking slices of 50 inputs: what a --sshlogin run over several hosts does.
-    cmd = ['parallel', '--will-cite', '-S', '3/:', '-N', '50', btaudit, 'batch', '--progress', 'never', '-q',
+    # taking slices of up to 50 inputs: what a --sshlogin run over several hosts does. Without
+    # ../shared only corpora/ is there (a dozen files): its slices are smaller, so that the
+    # merge still has four or more parts to join.
+    per_slice = max(1, min(50, len(files) // 4))
+    cmd = ['parallel', '--will-cite', '-S', '3/:', '-N', str(per_slice), btaudit, 'batch', '--progress', 'never', '-q',
            '-j', '1', '-o', os.path.join(parts, 'reports-{#}.ndjson'), '--buckets',
            os.path.join(parts, 'buckets-{#}.ndjson'), '{}']
     r = subprocess.run(cmd, input='\n'.join(files) + '\n', capture_output=True, text=True, timeout=900)
