@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <span>
 
 #include "text/byte_masks.h"
 #include "text/log_transport.h"
@@ -76,18 +77,123 @@ constexpr std::array<std::string_view, 7> kWeekdays = {"Mon", "Tue", "Wed", "Thu
 
 bool is_month(std::string_view s);
 
-// `dmesg -T`: "[Mon Jan  1 00:00:00 2024]" (ctime's "%a %b %e %H:%M:%S %Y").
+// util-linux dmesg's "<%12.06f>" (sys-utils/dmesg.c, print_record: the time since the record
+// before, -d/--show-delta) at the start of `t`: its length, or 0. journalctl -o short-delta's
+// "<%5llu.%06llu>" (systemd src/shared/logs-show.c) has the same shape.
+std::size_t delta_length(std::string_view t) {
+  if (t.size() < 4 || t[0] != '<') return 0;
+  std::size_t i = 1;
+  while (i < t.size() && t[i] == ' ') ++i;
+  if (i < t.size() && (t[i] == '-' || t[i] == '+')) ++i;
+  const std::size_t digits = i;
+  while (i < t.size() && is_digit(t[i])) ++i;
+  if (i == digits || i >= t.size() || t[i] != '.') return 0;
+  const std::size_t frac = ++i;
+  while (i < t.size() && is_digit(t[i])) ++i;
+  if (i == frac || i >= t.size() || t[i] != '>') return 0;
+  return i + 1;
+}
+
+// `dmesg -T`: "[Mon Jan  1 00:00:00 2024]" (ctime's "%a %b %e %H:%M:%S %Y"); with -d,
+// "[Mon Jan  1 00:00:00 2024 <    0.000012>]" (dmesg.c's "[%s <%12.06f>] ").
 [[gnu::noinline]] bool strip_human_timestamp(std::string_view& s) {
   if (s.size() < 26 || s[0] != '[' || s[4] != ' ' || s[8] != ' ') return false;
   bool day = false;
   for (auto d : kWeekdays) day = day || s.substr(1, 3) == d;
   if (!day || !is_month(s.substr(5, 3))) return false;
-  const std::size_t close = s.find(']');
-  if (close == std::string_view::npos || close < 24 || close > 32) return false;
-  std::string_view t = s.substr(9, close - 9);  // " 1 00:00:00 2024"
+  std::size_t close = s.find(']');
+  if (close == std::string_view::npos) return false;
+  std::size_t end = close;  // of the date
+  if (s[close - 1] == '>') {
+    end = s.rfind(" <", close);
+    if (end == std::string_view::npos || end + 1 + delta_length(s.substr(end + 1)) != close) return false;
+  }
+  if (end < 24 || end > 32) return false;
+  std::string_view t = s.substr(9, end - 9);  // " 1 00:00:00 2024"
   t = trim_left(t);
   if (!dec(t) || !consume(t, " ") || t.size() < 13 || t[2] != ':' || t[5] != ':') return false;
   s.remove_prefix(close + 1);
+  return true;
+}
+
+// The other stamps util-linux dmesg prints in brackets (sys-utils/dmesg.c, print_record), and
+// journalctl's -o short-delta (logs-show.c):
+//   "[%5ld.%06ld <%12.06f>] "   the time and the delta (-d), journalctl's "[%5llu.%06llu <%5llu.%06llu>]"
+//   "[<%12.06f>] "              the delta alone (--time-format=delta)
+//   "[  %+8.06f] ", "[ %+9.06f] "  reltime's delta since the record before (-e)
+//   "[%b%e %H:%M] "             reltime's minute, when it changes (-e): "[Dec 3 16:37]", "[Dec13 09:05]"
+[[gnu::noinline]] bool strip_dmesg_stamp(std::string_view& s) {
+  if (s.size() < 4 || s[0] != '[') return false;
+  std::size_t i = 1;
+  if (s[1] == '<') {
+    const std::size_t n = delta_length(s.substr(1));
+    if (n == 0 || n + 1 >= s.size() || s[n + 1] != ']') return false;
+    s.remove_prefix(n + 2);
+    return true;
+  }
+  if (s.size() >= 12 && s[1] >= 'A' && s[1] <= 'Z' && is_month(s.substr(1, 3))) {
+    i = 4;
+    if (s[i] == ' ') ++i;
+    const std::size_t day = i;
+    while (i < s.size() && is_digit(s[i]) && i - day < 2) ++i;
+    if (i == day || s.size() - i < 7 || s[i] != ' ' || !is_digit(s[i + 1]) || !is_digit(s[i + 2]) || s[i + 3] != ':' ||
+        !is_digit(s[i + 4]) || !is_digit(s[i + 5]) || s[i + 6] != ']')
+      return false;
+    s.remove_prefix(i + 7);
+    return true;
+  }
+  while (i < s.size() && s[i] == ' ') ++i;
+  const bool signed_delta = i < s.size() && (s[i] == '+' || s[i] == '-');
+  if (signed_delta) ++i;
+  const std::size_t digits = i;
+  while (i < s.size() && is_digit(s[i])) ++i;
+  if (i == digits || i >= s.size() || s[i] != '.') return false;
+  const std::size_t frac = ++i;
+  while (i < s.size() && is_digit(s[i])) ++i;
+  if (i == frac || i >= s.size()) return false;
+  // "[time <delta>]"; a bare "[time]" is strip_timestamp's.
+  if (!signed_delta && s[i] == ' ') i += 1 + delta_length(s.substr(i + 1));
+  if (i >= s.size() || s[i] != ']' || (!signed_delta && s[i - 1] != '>')) return false;
+  s.remove_prefix(i + 1);
+  return true;
+}
+
+// util-linux dmesg -x's "%-6s:%-6s: " (facility and level names, sys-utils/dmesg.c facility_names
+// and level_names): "kern  :warn  : ", "user  :notice: ", "daemon:info  : ".
+bool strip_dmesg_decode(std::string_view& s) {
+  static constexpr std::array<std::string_view, 20> kFacilities = {
+      "kern",     "user", "mail",   "daemon", "auth",   "syslog", "lpr",    "news",   "uucp",   "cron",
+      "authpriv", "ftp",  "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"};
+  static constexpr std::array<std::string_view, 8> kLevels = {"emerg", "alert",  "crit", "err",
+                                                              "warn",  "notice", "info", "debug"};
+  const auto field = [&s](std::size_t at, std::span<const std::string_view> names) -> std::size_t {
+    for (const std::string_view name : names) {
+      if (s.substr(at, name.size()) != name) continue;
+      std::size_t end = at + name.size();
+      while (end < at + 6 && end < s.size() && s[end] == ' ') ++end;
+      if (end < s.size() && s[end] == ':') return end + 1;
+    }
+    return 0;
+  };
+  if (s.size() < 15 || s[0] < 'a' || s[0] > 'z') return false;
+  const std::size_t level = field(0, kFacilities);
+  const std::size_t end = level ? field(level, kLevels) : 0;
+  if (end == 0 || end >= s.size() || s[end] != ' ') return false;
+  s.remove_prefix(end + 1);
+  return true;
+}
+
+// util-linux dmesg --time-format=iso: "2013-06-13T22:11:00,123456+01:00 " (iso_8601_time, a comma
+// before the microseconds: unlike RFC 3339 syslog and journalctl, no host or program follows).
+bool strip_dmesg_iso(std::string_view& s) {
+  if (s.size() < 27 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != ',')
+    return false;
+  std::size_t i = 20;
+  while (i < s.size() && is_digit(s[i])) ++i;
+  if (i == 20 || i + 6 > s.size() || (s[i] != '+' && s[i] != '-')) return false;
+  const std::size_t sp = s.find(' ', i);
+  if (sp == std::string_view::npos || sp > i + 6) return false;
+  s.remove_prefix(sp);  // the separator is the loop's, as after any time
   return true;
 }
 
@@ -338,7 +444,8 @@ CleanLine clean_stripped(std::string_view s, std::uint32_t number, bool separato
     if (c == '[') {
       // (dmesg -T's "[Mon Jan  1 ...]" is tried only behind an upper-case letter: caller ids
       // "[ T12]" and frames "[<ffff...>]" reach this line far more often.)
-      if (strip_timestamp(s) || (s.size() >= 26 && s[1] >= 'A' && s[1] <= 'Z' && strip_human_timestamp(s))) {
+      if (strip_timestamp(s) || (s.size() >= 26 && s[1] >= 'A' && s[1] <= 'Z' && strip_human_timestamp(s)) ||
+          strip_dmesg_stamp(s)) {
         out.had_timestamp = true;
         if (s.size() > 1 && (s[0] == ' ' || s[0] == '\t') && s[1] == '[') {  // "[ts] [T1]"
           s.remove_prefix(1);
@@ -386,11 +493,26 @@ CleanLine clean_stripped(std::string_view s, std::uint32_t number, bool separato
         }
         break;  // the message follows, as the kernel wrote it
       }
+      // dmesg's ISO time (a ',' before its microseconds) before RFC 3339's: no host follows it, and
+      // "WARNING: CPU: 0 ..." is not host "WARNING:" and program "CPU".
+      if (s.size() > 10 && s[4] == '-' && strip_dmesg_iso(s)) {
+        out.had_timestamp = true;
+        if (s.size() > 1 && s[0] == ' ' && s[1] == '[') {  // "time [T1]", as after a bracketed time
+          s.remove_prefix(1);
+          space_eaten = true;
+        }
+        continue;
+      }
       if ((s[0] == '1' && s.size() > 1 && s[1] == ' ' && strip_rfc5424(s, foreign)) ||
           (s.size() > 10 && s[4] == '-' && strip_iso_syslog(s, foreign))) {
         out.foreign = foreign;
         continue;
       }
+    }
+    // dmesg -x opens the line, before the time.
+    if (c >= 'a' && c <= 'z' && pass == 0 && strip_dmesg_decode(s)) {
+      header_allowed = true;
+      continue;
     }
     break;
   }

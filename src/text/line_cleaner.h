@@ -74,8 +74,8 @@ inline bool printk_stamp16(const char* p) {
 
 // plain_line's reading of a line's first bytes (line_cleaner.cpp): false when the general loop may
 // take a prefix from the line's start (a '[' that may open a timestamp, a caller id or systemd's
-// status, a kmsg record, "<N>", an escape, a syslog header). A line that passes is left whole unless
-// a timestamp stands behind other text: a '[' at 1 .. size - 2 then a space, tab or digit.
+// status, a kmsg record, "<N>", an escape, a syslog header, dmesg -x's facility and level). A line that passes is left
+// whole unless a timestamp stands behind other text: a '[' at 1 .. size - 2 then a space, tab or digit.
 inline bool plain_head(std::string_view s) {
   if (s.empty()) return false;
   const auto digit = [](char x) { return x >= '0' && x <= '9'; };
@@ -86,6 +86,8 @@ inline bool plain_head(std::string_view s) {
     if (s.size() < 2) return false;
     const char d = s[1];
     if (d == ' ' || d == '\t' || digit(d) || (d >= 'A' && d <= 'Z') || d == '\x1b') return false;
+    // util-linux dmesg's "[<    0.000012>]" (--time-format=delta); not "[<ffffffff81000000>]".
+    if (d == '<' && s.size() > 2 && (s[2] == ' ' || digit(s[2]))) return false;
   } else if (digit(c)) {
     // The loop reads a digit as a kmsg record (a ',' at 1..3), RFC 5424 ("1 ") or RFC 3339 ("2024-").
     if (s.size() > 4 && (s[1] == ',' || s[2] == ',' || s[3] == ',')) return false;
@@ -93,6 +95,8 @@ inline bool plain_head(std::string_view s) {
     if (s.size() > 10 && s[4] == '-') return false;
   } else if (c == '<' || c == '\x1b' || (c >= 'A' && c <= 'S' && s.size() >= 20 && s[3] == ' ')) {
     return false;
+  } else if (c >= 'a' && c <= 'z' && s.size() >= 15 && (s[6] == ':' || s[8] == ':')) {
+    return false;  // util-linux dmesg -x's "kern  :warn  : " (the loop reads it)
   }
   return true;
 }

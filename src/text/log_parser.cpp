@@ -12,6 +12,7 @@
 #include "text/line_split.h"
 #include "text/log_transport.h"
 #include "text/scan.h"
+#include "text/terminal_escapes.h"
 
 namespace btaudit {
 
@@ -559,6 +560,12 @@ void LogParser::finish() {
   flush_boot();
 }
 
+// `text` as a terminal shows it (terminal_escapes.h), or null when it holds no escape.
+static std::shared_ptr<const std::string> shown_as_terminal(std::string_view text) {
+  if (!has_terminal_escape(text)) return nullptr;
+  return std::make_shared<const std::string>(strip_terminal_escapes(text));
+}
+
 // Feeds the lines of `log` to `parser` (line_split.h).
 template <bool kWithCr>
 void split_lines(std::string_view log, LogParser& parser) {
@@ -606,7 +613,12 @@ void parse_log(std::string_view text, const std::string& path, const LogParser::
         end = next + 1;
       }
     }
-    const std::string_view piece = log.substr(pos, end - pos);
+    std::string_view piece = log.substr(pos, end - pos);
+    // A window holding terminal escapes (a coloured dmesg or journalctl, a capture of a
+    // terminal) is read as a terminal shows it; the copy is pinned by the reports that view it.
+    std::shared_ptr<const std::string> shown = shown_as_terminal(piece);
+    if (shown) piece = *shown;
+    parser.set_storage(std::move(shown));
     if (!with_cr && std::memchr(piece.data(), '\r', piece.size()) != nullptr) with_cr = true;
     if (with_cr)
       split_lines<true>(piece, parser);
@@ -626,8 +638,9 @@ bool parse_log_pieces(const std::string& path, const LogParser::Sink& sink, Pars
   // As parse_log's windows: the plain splitter until the first piece that holds a '\r'.
   bool with_cr = false;
   for (; piece; piece = next()) {
-    parser.set_storage(piece->storage);
-    const std::string_view text = piece->text;
+    std::shared_ptr<const std::string> shown = shown_as_terminal(piece->text);
+    const std::string_view text = shown ? std::string_view(*shown) : piece->text;
+    parser.set_storage(shown ? std::move(shown) : piece->storage);
     if (!with_cr && std::memchr(text.data(), '\r', text.size()) != nullptr) with_cr = true;
     if (with_cr)
       split_lines<true>(text, parser);

@@ -1,8 +1,10 @@
 #include "text/log_transport.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
+#include <vector>
 
 #include "text/scan.h"
 
@@ -221,6 +223,129 @@ bool is_kmsg_dictionary(std::string_view line) {
   return i > 1 && i < line.size() && line[i] == '=';
 }
 
+// A journalctl short line's head (log_transport.h): where its message starts, the host, the
+// identifier (without "[pid]") and, for the monotonic forms, the time as printed.
+struct JournalHead {
+  std::size_t length = 0;  // 0: not such a line
+  std::string_view host;
+  std::string_view ident;
+  std::string_view monotonic;  // "12345.678901", or empty
+};
+
+// "%llu.%06llu" at the start of `s` (seconds, then six digits): its length, or 0.
+std::size_t seconds_length(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size() && i < 20 && is_digit(s[i])) ++i;
+  if (i == 0 || s.size() - i < 7 || s[i] != '.') return 0;
+  for (std::size_t k = i + 1; k < i + 7; ++k)
+    if (!is_digit(s[k])) return 0;
+  return i + 7;
+}
+
+// The time of the four forms, `s` left after it and its space; false for any other line.
+bool journal_time(std::string_view& s, std::string_view& monotonic) {
+  if (!s.empty() && s[0] == '[') {  // short-monotonic, short-delta
+    std::size_t i = 1;
+    while (i < s.size() && s[i] == ' ') ++i;
+    const std::size_t n = seconds_length(s.substr(i));
+    if (n == 0) return false;
+    monotonic = s.substr(i, n);
+    i += n;
+    if (s.substr(i, 2) == " <") {
+      i += 2;
+      while (i < s.size() && s[i] == ' ') ++i;
+      const std::size_t d = seconds_length(s.substr(i));
+      if (d == 0 || s.substr(i + d, 1) != ">") return false;
+      i += d + 1;
+    }
+    if (s.substr(i, 2) != "] ") return false;
+    s.remove_prefix(i + 2);
+    return true;
+  }
+  if (s.size() > 24 && s[3] == ' ' && s[8] == '-' && s[11] == '-' && s[14] == ' ' && s[17] == ':' &&
+      s[20] == ':') {  // short-full: "Mon 2024-01-01 00:00:00 UTC "
+    const std::size_t zone_end = s.find(' ', 24);
+    if (zone_end == std::string_view::npos || zone_end > 24 + 32) return false;
+    s.remove_prefix(zone_end + 1);
+    return true;
+  }
+  const std::size_t n = seconds_length(s);  // short-unix
+  if (n < 8 || s.substr(n, 1) != " ") return false;
+  s.remove_prefix(n + 1);
+  return true;
+}
+
+JournalHead journal_head(std::string_view line) {
+  JournalHead h;
+  std::string_view s = line;
+  if (!journal_time(s, h.monotonic)) return {};
+  const std::size_t sp = s.find(' ');
+  if (sp == 0 || sp == std::string_view::npos || sp > 255) return {};
+  h.host = s.substr(0, sp);
+  s.remove_prefix(sp + 1);
+  const std::size_t colon = s.find(": ");
+  const std::size_t end_colon = !s.empty() && s.back() == ':' && colon == std::string_view::npos ? s.size() - 1 : colon;
+  if (end_colon == std::string_view::npos || end_colon == 0 || end_colon > 255) return {};
+  std::string_view ident = s.substr(0, end_colon);
+  if (ident.find(' ') != std::string_view::npos) return {};
+  if (const std::size_t pid = ident.find('['); pid != std::string_view::npos) {
+    if (ident.back() != ']' || pid == 0) return {};
+    ident = ident.substr(0, pid);
+  }
+  h.ident = ident;
+  h.length = static_cast<std::size_t>(s.data() - line.data()) + std::min(end_colon + 2, s.size());
+  return h;
+}
+
+// journalctl's own notes: "-- Boot 0123abcd... --", "-- Journal begins at ... --", "-- No entries --".
+bool is_journal_note(std::string_view line) { return line.starts_with("-- ") && line.ends_with(" --"); }
+
+// Whether the sniffed lines are journalctl's: a kernel record, and at least two in three of the
+// lines (its notes aside) records of that record's host. (A console's "usb 1-1: new device" reads
+// as host "usb", identifier "1-1"; its lines do not share a host word, nor name the kernel as a
+// program.)
+bool journal_short_lines(const std::vector<std::string_view>& lines) {
+  std::string_view host;
+  int kernel = 0;
+  for (const std::string_view line : lines) {
+    const JournalHead h = journal_head(line);
+    if (h.length != 0 && h.ident == "kernel") {
+      if (kernel == 0) host = h.host;
+      ++kernel;
+    }
+  }
+  if (kernel == 0) return false;
+  int counted = 0;
+  int same_host = 0;
+  for (const std::string_view line : lines) {
+    if (is_journal_note(line)) continue;
+    ++counted;
+    const JournalHead h = journal_head(line);
+    if (h.length != 0 && h.host == host) ++same_host;
+  }
+  return 3 * same_host >= 2 * counted;
+}
+
+void decode_journal_short_line(std::string_view line, std::string& out) {
+  const JournalHead h = journal_head(line);
+  if (h.length == 0) {  // a note, or a line the records do not account for: kept as it is
+    out.append(line);
+    out.push_back('\n');
+    return;
+  }
+  if (h.ident != "kernel") return;  // another program's record
+  if (!h.monotonic.empty()) {
+    // printk's "[%5lu.%06lu] ": the seconds padded to five.
+    const std::size_t secs = h.monotonic.size() - 7;
+    out.push_back('[');
+    if (secs < 5) out.append(5 - secs, ' ');
+    out.append(h.monotonic);
+    out.append("] ");
+  }
+  out.append(line.substr(h.length));
+  out.push_back('\n');
+}
+
 }  // namespace
 
 std::size_t kmsg_prefix_length(std::string_view line, char& caller_kind, unsigned& caller_id) {
@@ -250,6 +375,7 @@ std::size_t kmsg_prefix_length(std::string_view line, char& caller_kind, unsigne
 std::optional<Transport> detect_transport_from(std::string_view head, bool whole) {
   std::size_t at = 0;
   int n = 0;
+  std::vector<std::string_view> lines;
   while (n < kSniffLines && at < head.size()) {
     const std::string_view line = next_line(head, at);
     const std::string_view t = trim(line);
@@ -259,8 +385,10 @@ std::optional<Transport> detect_transport_from(std::string_view head, bool whole
     char kind = 0;
     unsigned id = 0;
     if (kmsg_prefix_length(line, kind, id) != 0) return Transport::Kmsg;
+    lines.push_back(line);
   }
   if (n < kSniffLines && !whole) return std::nullopt;  // the lines that would decide are further on
+  if (journal_short_lines(lines)) return Transport::JournalShort;
   return Transport::Console;
 }
 
@@ -278,6 +406,10 @@ std::string_view decode_transport(std::string_view log, std::string& storage) {
     const std::string_view line = next_line(log, at);
     if (transport == Transport::JournalJson) {
       decode_journal_record(line, storage);
+      continue;
+    }
+    if (transport == Transport::JournalShort) {
+      decode_journal_short_line(line, storage);
       continue;
     }
     char kind = 0;

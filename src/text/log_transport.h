@@ -2,7 +2,17 @@
 //   journalctl -o json / export-json: one JSON object per record, the text in "MESSAGE"
 //     (a JSON string, or an array of bytes when it is not UTF-8), the source in "_TRANSPORT";
 //   /dev/kmsg (and netconsole's extended format): "6,1234,5678901,-[,caller=T1];text" records,
-//     control and non-ASCII bytes escaped as "\xNN", followed by " KEY=value" dictionary lines.
+//     control and non-ASCII bytes escaped as "\xNN", followed by " KEY=value" dictionary lines;
+//   journalctl's short forms whose time the line cleaner cannot tell from printk's own or which
+//     it does not read (systemd src/shared/logs-show.c, output_short): every record is
+//     "TIME HOST IDENT[PID]: message", TIME one of
+//       -o short-monotonic  "[%5llu.%06llu]"                  the record's monotonic time
+//       -o short-delta      "[%5llu.%06llu <%5llu.%06llu>]"   the same and the time since the last
+//       -o short-full       "Www YYYY-MM-DD HH:MM:SS TZ"      wall clock (also -o with-unit)
+//       -o short-unix       "%10llu.%06llu"                   wall clock, seconds since the epoch
+//     (-o short, short-precise, short-iso and short-iso-precise are RFC 3164 and RFC 3339 heads,
+//     which the line cleaner reads where it meets them). The kernel's records become console lines
+//     (with a printk stamp of the monotonic time), the other programs' are dropped.
 // Both are turned back into console lines (one record, one line) before a log is split into
 // reports; anything else is read in place, unchanged and uncopied.
 #pragma once
@@ -12,7 +22,7 @@
 
 namespace btaudit {
 
-enum class Transport { Console, JournalJson, Kmsg };
+enum class Transport { Console, JournalJson, Kmsg, JournalShort };
 
 // What carries `log`, judged from its first lines.
 Transport detect_transport(std::string_view log);

@@ -158,21 +158,13 @@ bool same(const CleanLine& a, const CleanLine& b) {
 // with no prefix must give what the general loop gives, field for field and view for view: every combination of stamps,
 // caller ids, separators, messages and line ends, then random lines over the bytes the prefixes use.
 BOOST_AUTO_TEST_CASE(fast_path_reads_lines_as_the_general_loop_does) {
-  const std::vector<std::string> stamps = {"",
-                                           "[    0.000000]",
-                                           "[  123.456789]",
-                                           "[12345.678901]",
-                                           "[123456.789012]",
-                                           "[\t1234.567890]",
-                                           "[ 12.3456789]",
-                                           "[    1.23456]",
-                                           "[ 1 2.345678]",
-                                           "[  123.45678x]",
-                                           "[  12a.456789]",
-                                           "[    .456789]",
-                                           "[  123.456789",
-                                           "<4>[  123.456789]",
-                                           "[Mon Jan  1 00:00:00 2024]"};
+  const std::vector<std::string> stamps = {
+      "", "[    0.000000]", "[  123.456789]", "[12345.678901]", "[123456.789012]", "[\t1234.567890]", "[ 12.3456789]",
+      "[    1.23456]", "[ 1 2.345678]", "[  123.45678x]", "[  12a.456789]", "[    .456789]", "[  123.456789",
+      "<4>[  123.456789]", "[Mon Jan  1 00:00:00 2024]",
+      // util-linux dmesg's other stamps (line_cleaner.cpp, strip_dmesg_stamp)
+      "[   54.508689 <    0.000000>]", "[<    0.002307>]", "[  +0.008206]", "[Dec 3 16:37]",
+      "[Thu Dec  3 16:37:40 2026 <    0.002307>]", "kern  :warn  : [  1.000000]", "2026-12-03T16:37:40,508689+00:00"};
   const std::vector<std::string> callers = {"",          "[T1]",     "[ T42]",   "[    C1]", "[T1234567890]",
                                             "[T]",       "[X1]",     "[ T42",    "[C0]",     "[   T28]",
                                             "[ T12345]", "[     T]", "[      ]", "[  T 12]", "[T123456]"};

@@ -1,0 +1,191 @@
+// The forms log viewers give the kernel's lines, each read back to the kernel's own text:
+// util-linux dmesg's time formats and -x (sys-utils/dmesg.c, print_record), terminal colours
+// (dmesg --color, journalctl) and journalctl's short forms (systemd src/shared/logs-show.c).
+// Every form is tried on every message below, so a form is covered for all of them at once;
+// the real programs' output is compared whole in tests/corpus/metamorphic.py.
+#include <boost/test/unit_test.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "text/line_cleaner.h"
+#include "text/log_parser.h"
+#include "text/log_transport.h"
+#include "text/terminal_escapes.h"
+
+using namespace btaudit;
+
+namespace {
+
+struct Form {
+  std::string_view name;
+  std::string_view prefix;  // put before the message
+  bool kernel_time;         // the cleaner reads it as a kernel record's time
+};
+
+// One row per form, as the program prints it (the format named in a comment).
+const std::vector<Form> kDmesgForms = {
+    {"time (default)", "[   54.508689] ", true},                       // "[%5ld.%06ld] "
+    {"time and delta (-d)", "[   54.508689 <    0.000000>] ", true},   // "[%5ld.%06ld <%12.06f>] "
+    {"delta alone (--time-format=delta)", "[<    0.002307>] ", true},  // "[<%12.06f>] "
+    {"wide delta", "[<123456.000001>] ", true},                        // a gap of over a day
+    {"reltime delta (-e)", "[  +0.008206] ", true},                    // "[  %+8.06f] "
+    {"reltime wide delta (-e)", "[ +12.008206] ", true},               // "[ %+9.06f] "
+    {"reltime minute (-e)", "[Dec 3 16:37] ", true},                   // "[%b%e %H:%M] "
+    {"reltime minute, two-digit day", "[Dec13 09:05] ", true},         //
+    {"ctime (-T)", "[Thu Dec  3 16:37:40 2026] ", true},               // "[%s] "
+    {"ctime and delta (-T -d)", "[Thu Dec  3 16:37:40 2026 <    0.002307>] ", true},
+    {"iso (--time-format=iso)", "2026-12-03T16:37:40,508689+00:00 ", true},  // iso_8601_time
+    {"decode (-x)", "kern  :warn  : [   54.508689] ", true},                 // "%-6s:%-6s: "
+    {"decode, no time (-x -t)", "kern  :warn  : ", false},
+    {"decode, iso (-x --time-format=iso)", "kern  :err   : 2026-12-03T16:37:40,508689+00:00 ", true},
+    {"decode, authpriv", "authpriv:notice: [   54.508689] ", true},
+};
+
+const std::vector<std::string> kMessages = {
+    "BUG: KASAN: use-after-free in crc_itu_t+0x1d5/0x2a0",
+    "WARNING: CPU: 0 PID: 4991 at kernel/smp.c:912 f+0x3c4/0x3c8",
+    " dump_stack_lvl+0x44/0x5c",
+    " ? __schedule+0x2f4/0x8a0",
+    "Call Trace:",
+    " <TASK>",
+    "usb 1-1: new high-speed USB device number 2 using ehci-pci",
+    "",
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(log_forms)
+
+BOOST_AUTO_TEST_CASE(every_util_linux_dmesg_form_reads_as_the_kernels_message) {
+  for (const Form& f : kDmesgForms) {
+    for (const std::string& m : kMessages) {
+      const std::string line = std::string(f.prefix) + m;
+      const CleanLine c = clean_line(line, 1);
+      BOOST_TEST_CONTEXT(f.name << ": " << line) {
+        BOOST_TEST(c.text == m);
+        BOOST_TEST(!c.foreign);
+        if (f.kernel_time) BOOST_TEST(c.had_timestamp);
+        // The general loop agrees with the fast paths.
+        BOOST_TEST(clean_line_general(line, 1).text == c.text);
+      }
+      // A caller id after the time, as dmesg prints one (util-linux 2.39+) or a console shows it.
+      const std::string with_caller = std::string(f.prefix) + "[ T4991] " + m;
+      const CleanLine cc = clean_line(with_caller, 1);
+      BOOST_TEST_CONTEXT(f.name << ": " << with_caller) {
+        BOOST_TEST(cc.text == m);
+        BOOST_TEST(cc.caller_kind == 'T');
+        BOOST_TEST(cc.caller_id == 4991U);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(near_misses_of_the_dmesg_forms_are_left_as_text) {
+  // Old x86 and ARM frames open with "[<": an address, not a delta.
+  for (const std::string_view line :
+       {"[<ffffffff8020b395>] system_call+0x7e/0x83", "[<80de0078>] (f) from [<80de0100>]",
+        "[<    0.002307] missing bracket", "[Dec 3 16:37 no bracket", "[Dec 33 16:3x] x", "[  +0.008206 unclosed",
+        "kern  :warn   no colon", "2026-12-03T16:37:40.508689+00:00 x"}) {
+    BOOST_TEST_CONTEXT(line) {
+      const CleanLine c = clean_line(line, 1);
+      BOOST_TEST(!c.had_timestamp);
+      BOOST_TEST(clean_line_general(line, 1).text == c.text);
+    }
+  }
+  // RFC 3339 syslog keeps its host and program (a '.' before the fraction, not dmesg's ',').
+  const CleanLine s = clean_line("2024-01-01T00:00:00.123456+00:00 host systemd[1]: Started x.", 1);
+  BOOST_TEST(s.foreign);
+}
+
+BOOST_AUTO_TEST_CASE(terminal_escapes_are_removed_as_a_terminal_shows_the_line) {
+  // dmesg --color: the time green, a subsystem head brown, the message in its level's colour.
+  BOOST_TEST(strip_terminal_escapes("\x1b[32m[   54.5] \x1b[0m\x1b[33mBUG: \x1b[0m\x1b[1mKASAN: x\x1b[0m\n") ==
+             "[   54.5] BUG: KASAN: x\n");
+  // journalctl: the message of a warning in bold colour behind the plain head.
+  BOOST_TEST(strip_terminal_escapes("Jan 01 00:00:00 host kernel: \x1b[0;1;38;5;185mWARNING: x\x1b[0m") ==
+             "Jan 01 00:00:00 host kernel: WARNING: x");
+  // A prompt's window title (OSC, ended by BEL or ST), charset and cursor sequences.
+  BOOST_TEST(strip_terminal_escapes("\x1b]0;root@host: ~\x07\x1b[01;32mroot@host\x1b[00m:~# dmesg") ==
+             "root@host:~# dmesg");
+  BOOST_TEST(strip_terminal_escapes("\x1b]2;title\x1b\\a\x1b(Bb\x1b"
+                                    "7c\x1b[?25hd\x1b[2Ke") == "abcde");
+  // A sequence the line cuts short ends there: the next line is whole, line ends are kept.
+  BOOST_TEST(strip_terminal_escapes("a\x1b[31\nb\r\nc\x1b]0;t\rd\x1b") == "a\nb\r\nc\rd");
+  // systemd's status on a shared console stays whole: the cleaner reads it as user space's.
+  const std::string status = "[\x1b[0;32m  OK  \x1b[0m] Started foo.service.";
+  BOOST_TEST(strip_terminal_escapes(status) == status);
+  BOOST_TEST(clean_line(status, 1).foreign);
+  BOOST_TEST(!has_terminal_escape("plain text [  1.0] x"));
+  BOOST_TEST(has_terminal_escape("x\x1b"));
+}
+
+BOOST_AUTO_TEST_CASE(a_coloured_dmesg_reads_as_the_plain_one) {
+  const std::string plain =
+      "[   54.508689] BUG: kernel NULL pointer dereference, address: 0000000000000008\n"
+      "[   54.508700] Call Trace:\n"
+      "[   54.508701]  <TASK>\n"
+      "[   54.508702]  dump_stack_lvl+0x44/0x5c\n"
+      "[   54.508703]  ? __schedule+0x2f4/0x8a0\n"
+      "[   54.508704]  </TASK>\n";
+  std::string coloured;
+  for (std::string_view rest = plain; !rest.empty();) {
+    const std::size_t nl = rest.find('\n');
+    const std::string_view line = rest.substr(0, nl);
+    coloured +=
+        "\x1b[32m" + std::string(line.substr(0, 15)) + "\x1b[0m\x1b[31m" + std::string(line.substr(15)) + "\x1b[0m\n";
+    rest.remove_prefix(nl + 1);
+  }
+  const auto a = parse_log(plain, "plain");
+  const auto b = parse_log(coloured, "coloured");
+  BOOST_TEST_REQUIRE(a.size() == 1U);
+  BOOST_TEST_REQUIRE(b.size() == 1U);
+  BOOST_TEST((b[0].header == a[0].header));
+  BOOST_TEST_REQUIRE(b[0].frames.size() == a[0].frames.size());
+  for (std::size_t i = 0; i < a[0].frames.size(); ++i) BOOST_TEST((b[0].frames[i].function == a[0].frames[i].function));
+}
+
+BOOST_AUTO_TEST_CASE(journalctl_short_forms_are_decoded_to_console_lines) {
+  struct Row {
+    std::string_view name;
+    std::string_view head;   // before "host kernel: "
+    std::string_view stamp;  // what the decoded line opens with
+  };
+  const Row rows[] = {
+      {"short-monotonic", "[   54.508689]", "[   54.508689] "},
+      {"short-monotonic, wide", "[123456.508689]", "[123456.508689] "},
+      {"short-delta", "[   54.508689 <    0.000012>]", "[   54.508689] "},
+      {"short-full", "Thu 2026-12-03 16:37:40 UTC", ""},
+      {"short-unix", "1764779860.508689", ""},
+  };
+  for (const Row& r : rows) {
+    BOOST_TEST_CONTEXT(r.name) {
+      std::string log = "-- Boot 0123456789abcdef0123456789abcdef --\n";
+      for (const std::string& m : kMessages) log += std::string(r.head) + " myhost kernel: " + m + "\n";
+      log += std::string(r.head) + " myhost systemd[1]: Started foo.service.\n";
+      BOOST_TEST((detect_transport(log) == Transport::JournalShort));
+      std::string storage;
+      const std::string_view decoded = decode_transport(log, storage);
+      std::string want = "-- Boot 0123456789abcdef0123456789abcdef --\n";
+      for (const std::string& m : kMessages) want += std::string(r.stamp) + m + "\n";
+      BOOST_TEST(decoded == want);  // the other program's record is dropped
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_console_whose_lines_name_devices_is_not_taken_for_a_journal) {
+  // "usb 1-1: ..." reads as host "usb", program "1-1": a console's lines share no host word and
+  // name no kernel program.
+  const std::string console =
+      "[    1.000000] usb 1-1: new high-speed USB device number 2 using ehci-pci\n"
+      "[    1.000001] usb 1-1: New USB device found, idVendor=46f4\n"
+      "[    1.000002] pci 0000:00:01.0: [8086:7000] type 00 class 0x060100\n"
+      "[    1.000003] ata1: SATA link down\n"
+      "[    1.000004] Command line: console=ttyS0\n";
+  BOOST_TEST((detect_transport(console) == Transport::Console));
+  // Nor is a syslog file (RFC 3164 heads are the cleaner's, with their foreign programs).
+  BOOST_TEST(
+      (detect_transport("Jan  1 00:00:00 host kernel: a\nJan  1 00:00:01 host kernel: b\n") == Transport::Console));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
