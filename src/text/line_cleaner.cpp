@@ -340,7 +340,8 @@ bool clean_printk_line(std::string_view s, bool separator_free, CleanLine& out) 
   } else if (t[1] == '[') {  // "[ts] [T1]", "[ts] [drm]": the loop looks behind the space
     return false;
   }
-  if (t[0] != ' ') return false;  // a bare prefix or another prefix: the loop decides
+  // A bare prefix or another prefix (crash's "[ts] <4>" level among them): the loop decides.
+  if (t[0] != ' ' || (t.size() > 1 && t[1] == '<')) return false;
   if (!separator_free) t.remove_prefix(1);
   out.had_timestamp = true;
   out.text = std::string_view(t.data(), t.size());
@@ -433,6 +434,16 @@ CleanLine clean_stripped(std::string_view s, std::uint32_t number, bool separato
     const char c = s[0];
     const bool syslog_here = header_allowed;
     header_allowed = false;
+    // A report quoted in a mail reply (RFC 3676 section 4.5: "> " per level, some clients write
+    // ">>"): the quoted line is the kernel's text. Only at the line's start.
+    if (c == '>' && pass == 0) {
+      for (int level = 0; level < 16 && !s.empty() && s[0] == '>'; ++level) {
+        s.remove_prefix(1);
+        if (!s.empty() && s[0] == ' ') s.remove_prefix(1);
+      }
+      header_allowed = true;
+      continue;
+    }
     if (c == '<') {
       if (strip_level(s)) {
         header_allowed = pass == 0;
@@ -540,6 +551,13 @@ CleanLine clean_stripped(std::string_view s, std::uint32_t number, bool separato
       }
       from = open + 1;
     }
+  }
+  // crash's `log -m` puts the record's level, "<%x>", between the time (and caller id) and the
+  // message, after their space (crash printk.c, dump_record: level >> 5 of printk_info).
+  if ((out.had_timestamp || out.caller_kind) && !exact && s.size() >= 4 && s[0] == ' ' && s[1] == '<' && s[2] >= '0' &&
+      s[2] <= '7' && s[3] == '>') {
+    s.remove_prefix(4);
+    exact = true;
   }
   // printk puts one space between the prefix and the message; a shipper may put a tab or none.
   if ((out.had_timestamp || out.caller_kind) && !exact && !separator_free) {

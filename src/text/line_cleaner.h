@@ -74,7 +74,8 @@ inline bool printk_stamp16(const char* p) {
 
 // plain_line's reading of a line's first bytes (line_cleaner.cpp): false when the general loop may
 // take a prefix from the line's start (a '[' that may open a timestamp, a caller id or systemd's
-// status, a kmsg record, "<N>", an escape, a syslog header, dmesg -x's facility and level). A line that passes is left
+// status, a kmsg record, "<N>", a mail quote, an escape, a syslog header, dmesg -x's facility and
+// level). A line that passes is left
 // whole unless a timestamp stands behind other text: a '[' at 1 .. size - 2 then a space, tab or digit.
 inline bool plain_head(std::string_view s) {
   if (s.empty()) return false;
@@ -93,7 +94,7 @@ inline bool plain_head(std::string_view s) {
     if (s.size() > 4 && (s[1] == ',' || s[2] == ',' || s[3] == ',')) return false;
     if (c == '1' && s.size() > 1 && s[1] == ' ') return false;
     if (s.size() > 10 && s[4] == '-') return false;
-  } else if (c == '<' || c == '\x1b' || (c >= 'A' && c <= 'S' && s.size() >= 20 && s[3] == ' ')) {
+  } else if (c == '<' || c == '>' || c == '\x1b' || (c >= 'A' && c <= 'S' && s.size() >= 20 && s[3] == ' ')) {
     return false;
   } else if (c >= 'a' && c <= 'z' && s.size() >= 15 && (s[6] == ':' || s[8] == ':')) {
     return false;  // util-linux dmesg -x's "kern  :warn  : " (the loop reads it)
@@ -144,7 +145,8 @@ template <bool kDefer>
   } else if (t[1] == '[') {  // "[ts] [T1]", "[ts] [drm]": the general loop looks behind the space
     ok = false;
   }
-  if (!ok || t[0] != ' ') {  // a bare prefix or another prefix: the slow path decides
+  // A bare prefix or another prefix (crash's "[ts] <4>" level among them): the slow path decides.
+  if (!ok || t[0] != ' ' || (t.size() > 1 && t[1] == '<')) {
     line_cleaner_detail::clean_line_slow(raw, separator_free, out);
     return out;
   }

@@ -223,6 +223,100 @@ bool is_kmsg_dictionary(std::string_view line) {
   return i > 1 && i < line.size() && line[i] == '=';
 }
 
+// JSON's white space (RFC 8259 section 2), line ends included: dmesg --json is pretty-printed.
+std::string_view json_space(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) ++i;
+  return s.substr(i);
+}
+
+// One record of dmesg --json at the start of `s` ('{' ... '}'): appended to `out` as console lines,
+// each line of its message behind the record's "[time] " and "[caller] ". False when `s` holds
+// no whole record (the array's end, or damage: what follows is not read).
+bool decode_dmesg_json_record(std::string_view& s, std::string& out) {
+  s = json_space(s);
+  if (!consume(s, "{")) return false;
+  std::string message;
+  std::string caller;
+  std::string_view time;
+  bool has_message = false;
+  for (int guard = 0; guard < 64; ++guard) {
+    s = json_space(s);
+    consume(s, ",");
+    s = json_space(s);
+    if (consume(s, "}")) break;
+    std::string key;
+    if (!json_string(s, &key)) return false;
+    s = json_space(s);
+    if (!consume(s, ":")) return false;
+    s = json_space(s);
+    if (key == "msg") {
+      if (!json_string(s, &message)) return false;
+      has_message = true;
+    } else if (key == "caller") {
+      if (!json_string(s, &caller)) return false;
+    } else if (key == "time") {
+      const std::string_view value = s;
+      if (!skip_json_value(s)) return false;
+      time = json_space(value.substr(0, static_cast<std::size_t>(s.data() - value.data())));
+      while (!time.empty() && json_space(time.substr(time.size() - 1)).empty()) time.remove_suffix(1);
+      if (time.size() > 24 || time.find_first_not_of("0123456789.") != std::string_view::npos) time = {};
+    } else if (!skip_json_value(s)) {
+      return false;
+    }
+  }
+  if (!has_message) return true;
+  std::string head;
+  if (!time.empty()) {
+    // dmesg writes printk's "%5ld.%06ld" (its "time" is the bracket's inside): printed as printk does.
+    head = "[";
+    if (time.size() < 12) head.append(12 - time.size(), ' ');
+    head.append(time);
+    head += "] ";
+  }
+  if (!caller.empty() && caller.size() <= 16) {
+    head += '[';
+    if (caller.size() < 6) head.append(6 - caller.size(), ' ');
+    head += caller;
+    head += "] ";
+  }
+  std::string_view rest = message;
+  for (;;) {
+    const std::size_t nl = rest.find('\n');
+    out.append(head);
+    out.append(rest.substr(0, nl));
+    out.push_back('\n');
+    if (nl == std::string_view::npos || nl + 1 == rest.size()) break;
+    rest.remove_prefix(nl + 1);
+  }
+  return true;
+}
+
+// The whole of a dmesg --json document: its records as console lines, in order.
+void decode_dmesg_json(std::string_view log, std::string& out) {
+  std::string_view s = json_space(log);
+  if (!consume(s, "{")) return;
+  s = json_space(s);
+  if (!json_string(s, nullptr)) return;  // "dmesg"
+  s = json_space(s);
+  if (!consume(s, ":")) return;
+  s = json_space(s);
+  if (!consume(s, "[")) return;
+  for (;;) {
+    s = json_space(s);
+    consume(s, ",");
+    if (!decode_dmesg_json_record(s, out)) return;
+  }
+}
+
+// Whether the log opens as dmesg --json does: '{', then the "dmesg" key (on the same line or the next).
+bool opens_dmesg_json(std::string_view head) {
+  std::string_view s = json_space(head);
+  if (!consume(s, "{")) return false;
+  s = json_space(s);
+  return s.starts_with("\"dmesg\"");
+}
+
 // A journalctl short line's head (log_transport.h): where its message starts, the host, the
 // identifier (without "[pid]") and, for the monotonic forms, the time as printed.
 struct JournalHead {
@@ -373,6 +467,7 @@ std::size_t kmsg_prefix_length(std::string_view line, char& caller_kind, unsigne
 }
 
 std::optional<Transport> detect_transport_from(std::string_view head, bool whole) {
+  if (opens_dmesg_json(head)) return Transport::DmesgJson;
   std::size_t at = 0;
   int n = 0;
   std::vector<std::string_view> lines;
@@ -400,6 +495,10 @@ std::string_view decode_transport(std::string_view log, std::string& storage) {
   if (transport == Transport::Console) return log;
   storage.clear();
   storage.reserve(log.size());
+  if (transport == Transport::DmesgJson) {
+    decode_dmesg_json(log, storage);
+    return storage;
+  }
   std::size_t at = 0;
   bool after_record = false;
   while (at < log.size()) {

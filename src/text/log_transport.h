@@ -1,6 +1,8 @@
 // Logs that reach btaudit through a transport that re-encodes the kernel's lines:
 //   journalctl -o json / export-json: one JSON object per record, the text in "MESSAGE"
 //     (a JSON string, or an array of bytes when it is not UTF-8), the source in "_TRANSPORT";
+//   util-linux dmesg --json (sys-utils/dmesg.c, 2.38+): {"dmesg": [{"pri": 4, "time": 54.508689,
+//     "caller": "T1", "msg": "..."}, ...]}, pretty-printed or not ("fac" and a named "pri" with -x);
 //   /dev/kmsg (and netconsole's extended format): "6,1234,5678901,-[,caller=T1];text" records,
 //     control and non-ASCII bytes escaped as "\xNN", followed by " KEY=value" dictionary lines;
 //   journalctl's short forms whose time the line cleaner cannot tell from printk's own or which
@@ -22,7 +24,7 @@
 
 namespace btaudit {
 
-enum class Transport { Console, JournalJson, Kmsg, JournalShort };
+enum class Transport { Console, JournalJson, Kmsg, JournalShort, DmesgJson };
 
 // What carries `log`, judged from its first lines.
 Transport detect_transport(std::string_view log);

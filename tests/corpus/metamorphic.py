@@ -231,6 +231,41 @@ def v_journal_colour(recs):
     return '\n'.join(out) + '\n'
 
 
+# crash's `log -m` and `log -c -m` on a dump (crash printk.c, dump_record): the time, the caller
+# id, then the record's level as "<%x>" with no space before the message. Records only.
+def v_crash_log(recs):
+    if any(u is None for _, u, _, _ in recs):
+        return None
+    return '\n'.join(ts(u) + ' ' + ('[%6s] ' % c if c else '') + '<%x>' % int(lv or '4') + m
+                     for lv, u, c, m in recs) + '\n'
+
+
+# A report quoted in a mail reply (RFC 3676 section 4.5): "> " before each line, ">" alone before
+# an empty one; a second level as one client writes it ("> > ") and as another does (">> ").
+def v_mail_quote(recs):
+    return '\n'.join(('> ' + line) if line else '>' for line in plain(recs).split('\n')[:-1]) + '\n'
+
+
+def v_mail_quote_nested(recs):
+    lines = plain(recs).split('\n')[:-1]
+    return '\n'.join((('> > ' if i % 2 else '>> ') + line) if line else '>>' for i, line in enumerate(lines)) + '\n'
+
+
+# util-linux dmesg --json (2.38+; "caller" from 2.39), as its JSON writer lays records out
+# (lib/jsonwrt.c): the time as printk's "%5ld.%06ld", raw. Records only.
+def v_dmesg_json(recs):
+    if any(u is None for _, u, _, _ in recs):
+        return None
+    objs = []
+    for lv, u, c, m in recs:
+        fields = ['"pri": %d' % int(lv or '4'), '"time": %12s' % ('%d.%06d' % (u // 1000000, u % 1000000))]
+        if c:
+            fields.append('"caller": "%s"' % c)
+        fields.append('"msg": ' + json.dumps(m))
+        objs.append('      {\n' + ',\n'.join('         ' + f for f in fields) + '\n      }')
+    return '{\n   "dmesg": [\n' + ',\n'.join(objs) + '\n   ]\n}\n'
+
+
 # name -> (emit, carries kernel time, carries caller ids)
 VARIANTS = {
     'dmesg-T': (v_dmesg_T, True, True),
@@ -251,6 +286,10 @@ VARIANTS = {
     'journal-short-full': (v_short_full, False, False),
     'journal-short-unix': (v_short_unix, False, False),
     'journal-colour': (v_journal_colour, False, False),
+    'crash-log-c-m': (v_crash_log, True, True),
+    'mail-quote': (v_mail_quote, True, True),
+    'mail-quote-nested': (v_mail_quote_nested, True, True),
+    'dmesg-json': (v_dmesg_json, True, True),
 }
 
 # util-linux's own dmesg, reading the records from a file (-F: syslog(2)'s "<N>[time] message",

@@ -1,6 +1,7 @@
 // The forms log viewers give the kernel's lines, each read back to the kernel's own text:
-// util-linux dmesg's time formats and -x (sys-utils/dmesg.c, print_record), terminal colours
-// (dmesg --color, journalctl) and journalctl's short forms (systemd src/shared/logs-show.c).
+// util-linux dmesg's time formats and -x (sys-utils/dmesg.c, print_record), crash's `log -m`,
+// mail quotes, terminal colours (dmesg --color, journalctl), dmesg --json and journalctl's short
+// forms (systemd src/shared/logs-show.c).
 // Every form is tried on every message below, so a form is covered for all of them at once;
 // the real programs' output is compared whole in tests/corpus/metamorphic.py.
 #include <boost/test/unit_test.hpp>
@@ -21,6 +22,9 @@ struct Form {
   std::string_view name;
   std::string_view prefix;  // put before the message
   bool kernel_time;         // the cleaner reads it as a kernel record's time
+  // Where a caller id goes: after the prefix (a console's "[T1] " at the message's start), or
+  // at this offset inside it (crash prints it between the time and the level).
+  std::size_t caller_at = std::string_view::npos;
 };
 
 // One row per form, as the program prints it (the format named in a comment).
@@ -40,6 +44,15 @@ const std::vector<Form> kDmesgForms = {
     {"decode, no time (-x -t)", "kern  :warn  : ", false},
     {"decode, iso (-x --time-format=iso)", "kern  :err   : 2026-12-03T16:37:40,508689+00:00 ", true},
     {"decode, authpriv", "authpriv:notice: [   54.508689] ", true},
+    // crash's `log -m` (crash printk.c, dump_record: "<%x>" of the level, behind the time).
+    // Its -c puts the caller id between the two: "[   54.508689] [ T4991] <4>".
+    {"crash log -m, -c -m", "[   54.508689] <4>", true, 15},
+    // A mail reply's quote (RFC 3676 section 4.5), one level and two, before any of the above.
+    {"quoted", "> ", false},
+    {"quoted console", "> [   54.508689] ", true},
+    {"quoted twice", "> > [   54.508689] ", true},
+    {"quoted twice, no space", ">> [   54.508689 <    0.000000>] ", true},
+    {"quoted syslog", "> Jan  1 00:00:00 host kernel: [   54.508689] ", true},
 };
 
 const std::vector<std::string> kMessages = {
@@ -57,7 +70,7 @@ const std::vector<std::string> kMessages = {
 
 BOOST_AUTO_TEST_SUITE(log_forms)
 
-BOOST_AUTO_TEST_CASE(every_util_linux_dmesg_form_reads_as_the_kernels_message) {
+BOOST_AUTO_TEST_CASE(every_viewer_form_reads_as_the_kernels_message) {
   for (const Form& f : kDmesgForms) {
     for (const std::string& m : kMessages) {
       const std::string line = std::string(f.prefix) + m;
@@ -70,7 +83,9 @@ BOOST_AUTO_TEST_CASE(every_util_linux_dmesg_form_reads_as_the_kernels_message) {
         BOOST_TEST(clean_line_general(line, 1).text == c.text);
       }
       // A caller id after the time, as dmesg prints one (util-linux 2.39+) or a console shows it.
-      const std::string with_caller = std::string(f.prefix) + "[ T4991] " + m;
+      std::string with_caller = std::string(f.prefix) + "[ T4991] " + m;
+      if (f.caller_at != std::string_view::npos)
+        with_caller = std::string(f.prefix).insert(f.caller_at, "[ T4991] ") + m;
       const CleanLine cc = clean_line(with_caller, 1);
       BOOST_TEST_CONTEXT(f.name << ": " << with_caller) {
         BOOST_TEST(cc.text == m);
@@ -171,6 +186,29 @@ BOOST_AUTO_TEST_CASE(journalctl_short_forms_are_decoded_to_console_lines) {
       BOOST_TEST(decoded == want);  // the other program's record is dropped
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(dmesg_json_records_become_console_lines) {
+  // util-linux's layout (lib/jsonwrt.c): pretty-printed, the time raw as "%5ld.%06ld".
+  const std::string pretty =
+      "{\n   \"dmesg\": [\n      {\n         \"pri\": 4,\n         \"time\":    54.508689,\n"
+      "         \"caller\": \"T4991\",\n         \"msg\": \"BUG: KASAN: x\"\n      },{\n"
+      "         \"fac\": \"kern\",\n         \"pri\": \"warn\",\n         \"time\": 123456.000001,\n"
+      "         \"msg\": \" dump_stack_lvl+0x44/0x5c\\n ? f+0x1/0x2\"\n      }\n   ]\n}\n";
+  BOOST_TEST((detect_transport(pretty) == Transport::DmesgJson));
+  std::string storage;
+  BOOST_TEST(decode_transport(pretty, storage) ==
+             "[   54.508689] [ T4991] BUG: KASAN: x\n"
+             "[123456.000001]  dump_stack_lvl+0x44/0x5c\n"
+             "[123456.000001]  ? f+0x1/0x2\n");
+  // Compact, as other tools write it; a record without a time; a damaged record ends the log.
+  const std::string compact =
+      R"({"dmesg":[{"pri":4,"msg":"Call Trace:"},{"pri":4,"time":1.5,"msg":" <TASK>"},{"msg":"x)";
+  storage.clear();
+  BOOST_TEST(decode_transport(compact, storage) == "Call Trace:\n[         1.5]  <TASK>\n");
+  // Not a dmesg document: another JSON object, or a console line that opens with a brace.
+  BOOST_TEST((detect_transport("{\"other\": 1}\n") == Transport::Console));
+  BOOST_TEST((detect_transport("{ dmesg }\n") == Transport::Console));
 }
 
 BOOST_AUTO_TEST_CASE(a_console_whose_lines_name_devices_is_not_taken_for_a_journal) {
