@@ -138,6 +138,19 @@ bool json_byte_array(std::string_view& s, std::string& out) {
   }
 }
 
+// A record's message as console lines: each of its lines behind `head` (the record's time and
+// caller id), as a console prints a record of several lines. A last '\n' ends the last line.
+void append_record_lines(std::string_view head, std::string_view message, std::string& out) {
+  for (;;) {
+    const std::size_t nl = message.find('\n');
+    out.append(head);
+    out.append(message.substr(0, nl));
+    out.push_back('\n');
+    if (nl == std::string_view::npos || nl + 1 == message.size()) break;
+    message.remove_prefix(nl + 1);
+  }
+}
+
 // One journal record: its message appended to `out` with a '\n' when it is the kernel's.
 void decode_journal_record(std::string_view line, std::string& out) {
   std::string_view s = trim(line);
@@ -190,16 +203,7 @@ void decode_journal_record(std::string_view line, std::string& out) {
   if (monotonic)
     std::snprintf(stamp, sizeof stamp, "[%5llu.%06llu] ", static_cast<unsigned long long>(*monotonic / 1000000),
                   static_cast<unsigned long long>(*monotonic % 1000000));
-  // Each line of a record of several lines carries the record's time, as on a console.
-  std::string_view rest = message;
-  for (;;) {
-    const std::size_t nl = rest.find('\n');
-    out.append(stamp);
-    out.append(rest.substr(0, nl));
-    out.push_back('\n');
-    if (nl == std::string_view::npos || nl + 1 == rest.size()) break;
-    rest.remove_prefix(nl + 1);
-  }
+  append_record_lines(stamp, message, out);
 }
 
 // A kmsg record's text with its "\xNN" escapes undone.
@@ -280,15 +284,7 @@ bool decode_dmesg_json_record(std::string_view& s, std::string& out) {
     head += caller;
     head += "] ";
   }
-  std::string_view rest = message;
-  for (;;) {
-    const std::size_t nl = rest.find('\n');
-    out.append(head);
-    out.append(rest.substr(0, nl));
-    out.push_back('\n');
-    if (nl == std::string_view::npos || nl + 1 == rest.size()) break;
-    rest.remove_prefix(nl + 1);
-  }
+  append_record_lines(head, message, out);
   return true;
 }
 
