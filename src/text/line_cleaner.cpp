@@ -492,7 +492,9 @@ CleanLine clean_stripped(std::string_view s, std::uint32_t number, bool separato
       char kind = 0;
       unsigned id = 0;
       // A record's priority has one to three digits before its ','; hex dumps and the like do not.
-      const bool kmsg_shaped = s.size() > 4 && (s[1] == ',' || s[2] == ',' || s[3] == ',');
+      // (Or a netconsole release before it: "6.1.0-57-cloud-amd64,6,...".)
+      const bool kmsg_shaped =
+          s.size() > 4 && (s[1] == ',' || s[2] == ',' || s[3] == ',' || netconsole_release_length(s) != 0);
       if (const std::size_t n = kmsg_shaped ? kmsg_prefix_length(s, kind, id) : 0) {
         // /dev/kmsg and netconsole's extended records carry the time the console prints.
         s.remove_prefix(n);

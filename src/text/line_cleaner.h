@@ -90,8 +90,9 @@ inline bool plain_head(std::string_view s) {
     // util-linux dmesg's "[<    0.000012>]" (--time-format=delta); not "[<ffffffff81000000>]".
     if (d == '<' && s.size() > 2 && (s[2] == ' ' || digit(s[2]))) return false;
   } else if (digit(c)) {
-    // The loop reads a digit as a kmsg record (a ',' at 1..3), RFC 5424 ("1 ") or RFC 3339 ("2024-").
-    if (s.size() > 4 && (s[1] == ',' || s[2] == ',' || s[3] == ',')) return false;
+    // The loop reads a digit as a kmsg record (a ',' at 1..3, or a netconsole release's '.' at 1..2
+    // before it), RFC 5424 ("1 ") or RFC 3339 ("2024-").
+    if (s.size() > 4 && (s[1] == ',' || s[2] == ',' || s[3] == ',' || s[1] == '.' || s[2] == '.')) return false;
     if (c == '1' && s.size() > 1 && s[1] == ' ') return false;
     if (s.size() > 10 && s[4] == '-') return false;
   } else if (c == '<' || c == '>' || c == '\x1b' || (c >= 'A' && c <= 'S' && s.size() >= 20 && s[3] == ' ')) {

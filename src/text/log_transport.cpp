@@ -219,11 +219,13 @@ void unescape_kmsg(std::string_view text, std::string& out) {
   }
 }
 
-// " SUBSYSTEM=pci", " DEVICE=+pci:0000:00:01.0": a record's dictionary, not the kernel's text.
+// " SUBSYSTEM=pci", " DEVICE=+pci:0000:00:01.0": a record's dictionary, not the kernel's text;
+// netconsole's user data and sysdata after a record are lines of the same shape with keys of
+// any case (" cpu=1", " taskname=kworker/0:1", drivers/net/netconsole.c).
 bool is_kmsg_dictionary(std::string_view line) {
   if (line.size() < 3 || line[0] != ' ') return false;
   std::size_t i = 1;
-  while (i < line.size() && ((line[i] >= 'A' && line[i] <= 'Z') || line[i] == '_' || is_digit(line[i]))) ++i;
+  while (i < line.size() && i <= 64 && (is_ident(line[i]) || line[i] == '-')) ++i;
   return i > 1 && i < line.size() && line[i] == '=';
 }
 
@@ -438,8 +440,22 @@ void decode_journal_short_line(std::string_view line, std::string& out) {
 
 }  // namespace
 
+std::size_t netconsole_release_length(std::string_view line) {
+  // A release opens with a digit and holds a '.' before its ',': "6.1.0-57-cloud-amd64," (a
+  // record's priority, the other thing a line may open with, is digits alone).
+  if (line.empty() || !is_digit(line[0])) return 0;
+  bool dot = false;
+  for (std::size_t i = 0; i < line.size() && i <= 64; ++i) {
+    const char c = line[i];
+    if (c == ',') return dot ? i + 1 : 0;
+    if (c == '.') dot = true;
+    if (!is_ident(c) && c != '.' && c != '-' && c != '+' && c != '~') return 0;
+  }
+  return 0;
+}
+
 std::size_t kmsg_prefix_length(std::string_view line, char& caller_kind, unsigned& caller_id) {
-  std::string_view s = line;
+  std::string_view s = line.substr(netconsole_release_length(line));
   for (int field = 0; field < 3; ++field) {  // priority, sequence, microseconds
     if (!dec(s)) return 0;
     if (!consume(s, ",")) return 0;
@@ -515,10 +531,11 @@ std::string_view decode_transport(std::string_view log, std::string& storage) {
       // prefix on each line; so is it here.
       std::string text;
       unescape_kmsg(line.substr(prefix), text);
+      const std::size_t release = netconsole_release_length(line);  // the console's lines have none
       std::string_view rest = text;
       for (;;) {
         const std::size_t nl = rest.find('\n');
-        storage.append(line.substr(0, prefix));
+        storage.append(line.substr(release, prefix - release));
         storage.append(rest.substr(0, nl));
         storage.push_back('\n');
         if (nl == std::string_view::npos) break;

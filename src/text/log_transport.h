@@ -36,8 +36,13 @@ std::optional<Transport> detect_transport_from(std::string_view head, bool whole
 // `storage` (the returned view points there).
 std::string_view decode_transport(std::string_view log, std::string& storage);
 
-// A /dev/kmsg record prefix ("6,1234,5678901,-;" or "4,17,99,c,caller=T12;"): its length, or 0
-// when `line` does not start with one. Sets caller_kind/caller_id from a "caller=" field.
+// netconsole's extended records may open with the kernel release ("6.1.0-57-cloud-amd64,6,1234,...",
+// the target's `release` option, drivers/net/netconsole.c): the length of "release,", or 0.
+std::size_t netconsole_release_length(std::string_view line);
+
+// A /dev/kmsg record prefix ("6,1234,5678901,-;" or "4,17,99,c,caller=T12;", maybe behind a
+// netconsole release): its length, or 0 when `line` does not start with one. Sets
+// caller_kind/caller_id from a "caller=" field.
 std::size_t kmsg_prefix_length(std::string_view line, char& caller_kind, unsigned& caller_id);
 
 }  // namespace btaudit

@@ -266,6 +266,21 @@ def v_dmesg_json(recs):
     return '{\n   "dmesg": [\n' + ',\n'.join(objs) + '\n   ]\n}\n'
 
 
+# netconsole's extended records with the target's `release` option and its sysdata lines
+# (drivers/net/netconsole.c: "%s,%s" of the release and the record; " cpu=%u", " taskname=%s").
+def v_netconsole_release(recs):
+    out = []
+    for i, (lv, u, c, m) in enumerate(recs):
+        if u is None:
+            out.append(m)  # a console line among the records, as in v_kmsg
+            continue
+        head = '6.4.0-rc5-btaudit+,%s,%d,%d,-' % (lv or '4', i, u) + (',caller=' + c if c else '')
+        out.append(head + ';' + kmsg_escape(m))
+        out.append(' cpu=0')
+        out.append(' taskname=syz-executor')
+    return '\n'.join(out) + '\n'
+
+
 # name -> (emit, carries kernel time, carries caller ids)
 VARIANTS = {
     'dmesg-T': (v_dmesg_T, True, True),
@@ -290,6 +305,7 @@ VARIANTS = {
     'mail-quote': (v_mail_quote, True, True),
     'mail-quote-nested': (v_mail_quote_nested, True, True),
     'dmesg-json': (v_dmesg_json, True, True),
+    'netconsole-release': (v_netconsole_release, True, True),
 }
 
 # util-linux's own dmesg, reading the records from a file (-F: syslog(2)'s "<N>[time] message",

@@ -211,6 +211,22 @@ BOOST_AUTO_TEST_CASE(dmesg_json_records_become_console_lines) {
   BOOST_TEST((detect_transport("{ dmesg }\n") == Transport::Console));
 }
 
+BOOST_AUTO_TEST_CASE(netconsole_records_with_the_release_and_sysdata_read_as_kmsg_records) {
+  const std::string log =
+      "6.1.0-57-cloud-amd64,4,1234,54508689,-,caller=T4991;BUG: KASAN: x\n"
+      " cpu=0\n"
+      " taskname=syz-executor\n"
+      "6.1.0-57-cloud-amd64,4,1235,54508690,c;Call Trace:\n"
+      " SUBSYSTEM=pci\n";
+  BOOST_TEST((detect_transport(log) == Transport::Kmsg));
+  std::string storage;
+  BOOST_TEST(decode_transport(log, storage) ==
+             "4,1234,54508689,-,caller=T4991;BUG: KASAN: x\n4,1235,54508690,c;Call Trace:\n");
+  BOOST_TEST(netconsole_release_length("6.1.0-57-cloud-amd64,4,1,2,-;x") == 21U);
+  BOOST_TEST(netconsole_release_length("4,1,2,-;x") == 0U);      // a record's priority: digits alone
+  BOOST_TEST(netconsole_release_length("1a80,00000000") == 0U);  // a hex dump: no '.'
+}
+
 BOOST_AUTO_TEST_CASE(a_console_whose_lines_name_devices_is_not_taken_for_a_journal) {
   // "usb 1-1: ..." reads as host "usb", program "1-1": a console's lines share no host word and
   // name no kernel program.
