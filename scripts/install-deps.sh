@@ -14,6 +14,7 @@ packages=(
   libdebuginfod-dev liblz4-dev libxxhash-dev debuginfod
   chromium
   gdb  # gdb-add-index: the indexed vmlinux copy the crash tests start crash on (tests/real/crash_session.py)
+  systemd-journal-remote  # writes the journals whose every journalctl -o form tests/corpus/metamorphic.py reads
 )
 # The browser test (tests/browser) runs on Node with puppeteer-core from npm: Debian's nodejs
 # and npm, unless the machine already has a Node (another distribution of it would conflict).

@@ -151,6 +151,14 @@ void append_record_lines(std::string_view head, std::string_view message, std::s
   }
 }
 
+// A journal JSON record's line without what -o json-seq (RFC 7464's RS before each record) and
+// -o json-sse ("data: " before each, server-sent events) put around it.
+std::string_view json_record_line(std::string_view line) {
+  if (!line.empty() && line[0] == '\x1e') line.remove_prefix(1);
+  if (line.starts_with("data: ")) line.remove_prefix(6);
+  return line;
+}
+
 // One journal record: its message appended to `out` with a '\n' when it is the kernel's.
 void decode_journal_record(std::string_view line, std::string& out) {
   std::string_view s = trim(line);
@@ -315,6 +323,90 @@ bool opens_dmesg_json(std::string_view head) {
   return s.starts_with("\"dmesg\"");
 }
 
+// journalctl -o export / -o verbose (log_transport.h): the fields of one record so far.
+struct FieldRecord {
+  std::string message;
+  bool has_message = false;
+  bool kernel = true;  // no _TRANSPORT field: taken for the kernel's, as the JSON export's
+  std::string_view monotonic;
+
+  void field(std::string_view key, std::string_view value) {
+    if (key == "MESSAGE") {
+      message.assign(value);
+      has_message = true;
+    } else if (key == "_TRANSPORT") {
+      kernel = value == "kernel";
+    } else if (key == "_SOURCE_MONOTONIC_TIMESTAMP" && !value.empty() && value.size() <= 20 &&
+               value.find_first_not_of("0123456789") == std::string_view::npos) {
+      monotonic = value;
+    }
+  }
+  // The record as console lines (its message's lines behind printk's "[%5lu.%06lu] "), then reset.
+  void flush(std::string& out) {
+    if (has_message && kernel) {
+      std::string stamp;
+      if (!monotonic.empty()) {
+        const std::string_view usec = monotonic.size() > 6 ? monotonic.substr(monotonic.size() - 6) : monotonic;
+        const std::string_view sec = monotonic.size() > 6 ? monotonic.substr(0, monotonic.size() - 6) : "0";
+        stamp = "[";
+        if (sec.size() < 5) stamp.append(5 - sec.size(), ' ');
+        stamp.append(sec);
+        stamp += '.';
+        stamp.append(6 - usec.size(), '0');
+        stamp.append(usec);
+        stamp += "] ";
+      }
+      append_record_lines(stamp, message, out);
+    }
+    *this = FieldRecord{};
+  }
+};
+
+// A field name of the export format: upper-case letters, digits and '_' (journal-fields(7)).
+bool is_field_name(std::string_view s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (const char c : s)
+    if (!((c >= 'A' && c <= 'Z') || is_digit(c) || c == '_')) return false;
+  return true;
+}
+
+// -o verbose's head of a record: "Wed 2025-12-03 16:38:34.508689 UTC [s=...;i=...]".
+bool is_verbose_head(std::string_view line) {
+  return line.size() > 30 && line[3] == ' ' && line[8] == '-' && line[11] == '-' &&
+         line.find(" [s=") != std::string_view::npos;
+}
+
+void decode_journal_fields(std::string_view log, std::string& out) {
+  FieldRecord record;
+  std::size_t at = 0;
+  while (at < log.size()) {
+    const std::size_t nl = log.find('\n', at);
+    const std::size_t end = nl == std::string_view::npos ? log.size() : nl;
+    std::string_view line = log.substr(at, end - at);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    at = end + 1;
+    if (line.empty() || is_verbose_head(line)) {  // a record ends (export) or begins (verbose)
+      record.flush(out);
+      continue;
+    }
+    if (line.starts_with("    ")) line.remove_prefix(4);  // -o verbose's indentation
+    const std::size_t eq = line.find('=');
+    if (eq == std::string_view::npos && is_field_name(line)) {
+      // A binary field: its size (64-bit little-endian), its bytes, then '\n'.
+      if (at + 8 > log.size()) return;
+      std::uint64_t size = 0;
+      for (int b = 7; b >= 0; --b) size = size << 8 | static_cast<unsigned char>(log[at + static_cast<std::size_t>(b)]);
+      if (size > log.size() - at - 8) return;  // cut short: what follows is not read
+      record.field(line, log.substr(at + 8, static_cast<std::size_t>(size)));
+      at += 8 + static_cast<std::size_t>(size);
+      if (at < log.size() && log[at] == '\n') ++at;
+      continue;
+    }
+    if (eq != std::string_view::npos && eq > 0) record.field(line.substr(0, eq), line.substr(eq + 1));
+  }
+  record.flush(out);
+}
+
 // A journalctl short line's head (log_transport.h): where its message starts, the host, the
 // identifier (without "[pid]") and, for the monotonic forms, the time as printed.
 struct JournalHead {
@@ -343,12 +435,19 @@ bool journal_time(std::string_view& s, std::string_view& monotonic) {
     if (n == 0) return false;
     monotonic = s.substr(i, n);
     i += n;
-    if (s.substr(i, 2) == " <") {
-      i += 2;
+    // short-delta (systemd 252): " <%5llu.%06llu >" after the time, or as many spaces on a
+    // boot's first record; a bare '>' tolerated.
+    const std::size_t pad = i;
+    while (i < s.size() && s[i] == ' ' && i - pad < 32) ++i;
+    if (i < s.size() && s[i] == '<') {
+      ++i;
       while (i < s.size() && s[i] == ' ') ++i;
       const std::size_t d = seconds_length(s.substr(i));
-      if (d == 0 || s.substr(i + d, 1) != ">") return false;
-      i += d + 1;
+      if (d == 0) return false;
+      i += d;
+      while (i < s.size() && s[i] == ' ') ++i;
+      if (s.substr(i, 1) != ">") return false;
+      ++i;
     }
     if (s.substr(i, 2) != "] ") return false;
     s.remove_prefix(i + 2);
@@ -480,6 +579,11 @@ std::size_t kmsg_prefix_length(std::string_view line, char& caller_kind, unsigne
 
 std::optional<Transport> detect_transport_from(std::string_view head, bool whole) {
   if (opens_dmesg_json(head)) return Transport::DmesgJson;
+  // journalctl -o export opens with the first record's cursor, -o verbose with its head.
+  if (std::string_view first = json_space(head); !first.empty()) {
+    first = first.substr(0, first.find('\n'));
+    if (first.starts_with("__CURSOR=") || is_verbose_head(first)) return Transport::JournalFields;
+  }
   std::size_t at = 0;
   int n = 0;
   std::vector<std::string_view> lines;
@@ -488,7 +592,10 @@ std::optional<Transport> detect_transport_from(std::string_view head, bool whole
     const std::string_view t = trim(line);
     if (t.empty()) continue;
     ++n;
-    if (t[0] == '{' && t.find("\"MESSAGE\"") != std::string_view::npos) return Transport::JournalJson;
+    if (const std::string_view j = json_record_line(t);
+        (j.starts_with("{") && j.find("\"MESSAGE\"") != std::string_view::npos) || j.starts_with("\"MESSAGE\" :") ||
+        j.starts_with("\"__CURSOR\" :"))
+      return Transport::JournalJson;
     char kind = 0;
     unsigned id = 0;
     if (kmsg_prefix_length(line, kind, id) != 0) return Transport::Kmsg;
@@ -511,12 +618,26 @@ std::string_view decode_transport(std::string_view log, std::string& storage) {
     decode_dmesg_json(log, storage);
     return storage;
   }
+  if (transport == Transport::JournalFields) {
+    decode_journal_fields(log, storage);
+    return storage;
+  }
   std::size_t at = 0;
   bool after_record = false;
+  std::string pretty;  // a -o json-pretty record's lines, from its "{" line to its "}" line
+  bool in_pretty = false;
   while (at < log.size()) {
     const std::string_view line = next_line(log, at);
     if (transport == Transport::JournalJson) {
-      decode_journal_record(line, storage);
+      const std::string_view j = json_record_line(trim(line));
+      if (j == "{" || in_pretty) {
+        if (!in_pretty) pretty.clear();
+        in_pretty = j != "}" && pretty.size() < (std::size_t{16} << 20);
+        pretty.append(j);
+        if (!in_pretty) decode_journal_record(pretty, storage);
+        continue;
+      }
+      decode_journal_record(j, storage);
       continue;
     }
     if (transport == Transport::JournalShort) {

@@ -1,6 +1,9 @@
 // Logs that reach btaudit through a transport that re-encodes the kernel's lines:
 //   journalctl -o json / export-json: one JSON object per record, the text in "MESSAGE"
 //     (a JSON string, or an array of bytes when it is not UTF-8), the source in "_TRANSPORT";
+//   journalctl -o export and -o verbose (systemd's Journal Export Format, and its indented form
+//     under a "Www YYYY-MM-DD HH:MM:SS.uuuuuu TZ [s=...]" head): one record a block of KEY=value
+//     fields (export's binary fields as KEY, a 64-bit little-endian size, the bytes);
 //   util-linux dmesg --json (sys-utils/dmesg.c, 2.38+): {"dmesg": [{"pri": 4, "time": 54.508689,
 //     "caller": "T1", "msg": "..."}, ...]}, pretty-printed or not ("fac" and a named "pri" with -x);
 //   /dev/kmsg (and netconsole's extended format): "6,1234,5678901,-[,caller=T1];text" records,
@@ -24,7 +27,7 @@
 
 namespace btaudit {
 
-enum class Transport { Console, JournalJson, Kmsg, JournalShort, DmesgJson };
+enum class Transport { Console, JournalJson, Kmsg, JournalShort, DmesgJson, JournalFields };
 
 // What carries `log`, judged from its first lines.
 Transport detect_transport(std::string_view log);

@@ -323,6 +323,66 @@ DMESG_VARIANTS = {
 }
 
 
+# systemd's own journalctl, on a journal file systemd-journal-remote writes from the sample's
+# records (Journal Export Format on its standard input), in each of its output forms:
+# name -> (options, carries kernel time, carries caller ids). The journal keeps no caller id.
+JOURNAL_VARIANTS = {
+    'journalctl-short': (['-o', 'short'], False, False),
+    'journalctl-short-precise': (['-o', 'short-precise'], False, False),
+    'journalctl-short-iso-precise': (['-o', 'short-iso-precise'], False, False),
+    'journalctl-short-full': (['-o', 'short-full'], False, False),
+    'journalctl-short-unix': (['-o', 'short-unix'], False, False),
+    'journalctl-short-monotonic': (['-o', 'short-monotonic'], True, False),
+    'journalctl-short-delta': (['-o', 'short-delta'], True, False),
+    'journalctl-with-unit': (['-o', 'with-unit'], False, False),
+    'journalctl-cat': (['-o', 'cat'], False, False),
+    'journalctl-verbose': (['-o', 'verbose'], True, False),
+    'journalctl-export': (['-o', 'export'], True, False),
+    'journalctl-json': (['-o', 'json'], True, False),
+    'journalctl-json-pretty': (['-o', 'json-pretty'], True, False),
+    'journalctl-json-seq': (['-o', 'json-seq'], True, False),
+    'journalctl-json-sse': (['-o', 'json-sse'], True, False),
+    'journalctl-colour': (['-o', 'short'], False, False),  # SYSTEMD_COLORS=1: warnings in bold colour
+}
+JOURNAL_REMOTE = [p for p in ('/lib/systemd/systemd-journal-remote', '/usr/lib/systemd/systemd-journal-remote')
+                  if os.access(p, os.X_OK)]
+
+
+def journal_export(recs):
+    """The records in the Journal Export Format, as the kernel's transport stores them."""
+    out = []
+    for i, (lv, u, c, m) in enumerate(recs):
+        fields = ['__REALTIME_TIMESTAMP=%d' % (1704067200000000 + u), '__MONOTONIC_TIMESTAMP=%d' % u,
+                  '_BOOT_ID=0123456789abcdef0123456789abcdef', '_TRANSPORT=kernel', 'PRIORITY=%s' % (lv or '4'),
+                  'SYSLOG_FACILITY=0', 'SYSLOG_IDENTIFIER=kernel', '_HOSTNAME=host',
+                  '_SOURCE_MONOTONIC_TIMESTAMP=%d' % u]
+        data = ('\n'.join(fields) + '\n').encode()
+        msg = m.encode('utf-8', 'surrogateescape')
+        if b'\n' in msg:
+            data += b'MESSAGE\n' + len(msg).to_bytes(8, 'little') + msg + b'\n'
+        else:
+            data += b'MESSAGE=' + msg + b'\n'
+        out.append(data)
+    return b'\n'.join(out) + b'\n'
+
+
+def journal_file(recs, path):
+    """False when systemd-journal-remote does not write the journal."""
+    if os.path.exists(path):
+        os.unlink(path)
+    r = subprocess.run([JOURNAL_REMOTE[0], '-o', path, '-'], input=journal_export(recs), capture_output=True,
+                       timeout=60)
+    return r.returncode == 0 and os.path.exists(path)
+
+
+def journal_variant(journal, name, options, out_path):
+    env = dict(os.environ, TZ='UTC', LC_ALL='C.UTF-8', SYSTEMD_COLORS='1' if name.endswith('colour') else '0')
+    with open(out_path, 'wb') as out:
+        r = subprocess.run(['journalctl', '--file', journal, '--no-pager', '--all', *options], stdout=out,
+                           stderr=subprocess.DEVNULL, timeout=60, env=env)
+    return r.returncode == 0
+
+
 def dmesg_works():
     try:
         with tempfile.NamedTemporaryFile('w', suffix='.raw') as f:
@@ -399,7 +459,11 @@ def main():
     use_dmesg = dmesg_works()
     if not use_dmesg:
         print('util-linux dmesg -F not usable here: its %d forms are left out' % len(DMESG_VARIANTS))
-    names = list(VARIANTS) + (list(DMESG_VARIANTS) if use_dmesg else [])
+    use_journal = bool(JOURNAL_REMOTE) and subprocess.run(['journalctl', '--version'], capture_output=True).returncode == 0
+    if not use_journal:
+        print('systemd-journal-remote or journalctl missing: their %d forms are left out' % len(JOURNAL_VARIANTS))
+    names = (list(VARIANTS) + (list(DMESG_VARIANTS) if use_dmesg else []) +
+             (list(JOURNAL_VARIANTS) if use_journal else []))
     dmesg_failed = []
     with tempfile.TemporaryDirectory() as work:
         jobs = []  # (sample, variant, path, reference path)
@@ -430,6 +494,14 @@ def main():
                 raw_path = os.path.join(work, '%d.raw' % n)
                 with open(raw_path, 'w', encoding='utf-8', errors='surrogateescape', newline='') as f:
                     f.write(v_levels(recs))
+                journal = os.path.join(work, 'sample.journal')  # 8 MiB each: one at a time
+                if use_journal and journal_file(recs, journal):
+                    for name, (options, t, c) in JOURNAL_VARIANTS.items():
+                        p = os.path.join(work, '%d.%s.log' % (n, name))
+                        if journal_variant(journal, name, options, p):
+                            paths.append(p)
+                            jobs.append((rel, name, p, refs[(t, c)]))
+                    os.unlink(journal)
                 for name, (options, t, c) in DMESG_VARIANTS.items():
                     p = os.path.join(work, '%d.%s.log' % (n, name))
                     if not dmesg_variant(raw_path, options, p):

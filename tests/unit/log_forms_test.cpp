@@ -211,6 +211,57 @@ BOOST_AUTO_TEST_CASE(dmesg_json_records_become_console_lines) {
   BOOST_TEST((detect_transport("{ dmesg }\n") == Transport::Console));
 }
 
+BOOST_AUTO_TEST_CASE(journalctl_export_and_verbose_records_become_console_lines) {
+  // -o export: fields, a blank line between records; a message with a line end is a binary field
+  // (its name, a 64-bit little-endian size, the bytes). Another program's record is dropped.
+  std::string message = "BUG: x\n second line";
+  std::string size(8, '\0');
+  size[0] = static_cast<char>(message.size());
+  const std::string exported =
+      "__CURSOR=s=1;i=1\n_TRANSPORT=kernel\n_SOURCE_MONOTONIC_TIMESTAMP=54508689\nMESSAGE\n" + size + message +
+      "\n\n__CURSOR=s=1;i=2\n_TRANSPORT=syslog\nMESSAGE=not the kernel's\n\n"
+      "__CURSOR=s=1;i=3\n_TRANSPORT=kernel\n_SOURCE_MONOTONIC_TIMESTAMP=7\nMESSAGE=Call Trace:\n";
+  BOOST_TEST((detect_transport(exported) == Transport::JournalFields));
+  std::string storage;
+  BOOST_TEST(decode_transport(exported, storage) ==
+             "[   54.508689] BUG: x\n[   54.508689]  second line\n[    0.000007] Call Trace:\n");
+  // A binary field whose size runs past the end: what precedes it is kept, nothing after is read.
+  std::string cut =
+      "__CURSOR=s=1\n_TRANSPORT=kernel\nMESSAGE=first\n\n__CURSOR=s=2\nMESSAGE\n" + std::string(8, '\xff');
+  storage.clear();
+  BOOST_TEST(decode_transport(cut, storage) == "first\n");
+  // -o verbose: each record under its head, its fields indented by four spaces.
+  const std::string verbose =
+      "Wed 2025-12-03 16:38:34.508689 UTC [s=b859;i=1;b=0123;m=33fbc91;t=6450e;x=d23a]\n"
+      "    _TRANSPORT=kernel\n    _SOURCE_MONOTONIC_TIMESTAMP=54508689\n    MESSAGE=BUG: KASAN: x\n"
+      "Wed 2025-12-03 16:38:34.516895 UTC [s=b859;i=2;b=0123;m=33fdc9f;t=6450e;x=d23b]\n"
+      "    _TRANSPORT=kernel\n    _SOURCE_MONOTONIC_TIMESTAMP=54516895\n    MESSAGE= dump_stack_lvl+0x44/0x5c\n";
+  BOOST_TEST((detect_transport(verbose) == Transport::JournalFields));
+  storage.clear();
+  BOOST_TEST(decode_transport(verbose, storage) ==
+             "[   54.508689] BUG: KASAN: x\n[   54.516895]  dump_stack_lvl+0x44/0x5c\n");
+}
+
+BOOST_AUTO_TEST_CASE(journalctl_json_in_each_framing_becomes_console_lines) {
+  const std::string want = "[   54.508689] BUG: KASAN: x\n";
+  const std::string record =
+      R"({"_TRANSPORT":"kernel","_SOURCE_MONOTONIC_TIMESTAMP":"54508689","MESSAGE":"BUG: KASAN: x"})";
+  const std::string forms[] = {
+      record + "\n",               // -o json
+      "\x1e" + record + "\n",      // -o json-seq (RFC 7464)
+      "data: " + record + "\n\n",  // -o json-sse
+      "{\n\t\"_TRANSPORT\" : \"kernel\",\n\t\"_SOURCE_MONOTONIC_TIMESTAMP\" : \"54508689\",\n"
+      "\t\"MESSAGE\" : \"BUG: KASAN: x\"\n}\n",  // -o json-pretty
+  };
+  for (const std::string& form : forms) {
+    BOOST_TEST_CONTEXT(form) {
+      BOOST_TEST((detect_transport(form) == Transport::JournalJson));
+      std::string storage;
+      BOOST_TEST(decode_transport(form, storage) == want);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(netconsole_records_with_the_release_and_sysdata_read_as_kmsg_records) {
   const std::string log =
       "6.1.0-57-cloud-amd64,4,1234,54508689,-,caller=T4991;BUG: KASAN: x\n"
