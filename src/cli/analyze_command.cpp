@@ -45,8 +45,9 @@ int run_analyze(const std::vector<std::string>& args) {
   long check_budget_ms = kDefaultCheckBudgetMs;
   po::options_description opts(
       "btaudit analyze [options] FILE... ('-' reads standard input)\n"
-      "Logs: console and dmesg (also -T, -x), /dev/kmsg and netconsole records, syslog (RFC 3164, 5424),\n"
-      "journalctl -o short-iso / json / export, pstore; LF, CRLF or CR line ends; several boots per log");
+      "Logs: console and dmesg in all its forms (-T, -d, -e, -x, --time-format, --color, --json), /dev/kmsg\n"
+      "and netconsole records, syslog (RFC 3164, 5424), every journalctl -o form, crash's log -m, pstore,\n"
+      "mail-reply quotes, terminal captures; LF, CRLF or CR line ends; several boots per log");
   opts.add_options()("help,h", "show this help")("format,f", po::value(&format)->default_value("text"),
                                                  "output format: text or json")(
       "color", po::value(&colour)->default_value("auto"), "colour in text output: auto, always or never")(
