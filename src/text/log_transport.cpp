@@ -138,6 +138,23 @@ bool json_byte_array(std::string_view& s, std::string& out) {
   }
 }
 
+// printk's time prefix, "[%5lu.%06lu] ", of a time given as its text ("54.508689", as dmesg
+// and journalctl print it): right-aligned in the bracket's twelve places.
+void append_bracketed_time(std::string_view time, std::string& out) {
+  out.push_back('[');
+  if (time.size() < 12) out.append(12 - time.size(), ' ');
+  out.append(time);
+  out.append("] ");
+}
+
+// The same of a time in microseconds (the journal's _SOURCE_MONOTONIC_TIMESTAMP).
+void append_printk_stamp(std::uint64_t usec, std::string& out) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%llu.%06llu", static_cast<unsigned long long>(usec / 1000000),
+                static_cast<unsigned long long>(usec % 1000000));
+  append_bracketed_time(text, out);
+}
+
 // A record's message as console lines: each of its lines behind `head` (the record's time and
 // caller id), as a console prints a record of several lines. A last '\n' ends the last line.
 void append_record_lines(std::string_view head, std::string_view message, std::string& out) {
@@ -207,10 +224,8 @@ void decode_journal_record(std::string_view line, std::string& out) {
     }
   }
   if (!has_message || !kernel) return;
-  char stamp[40] = "";
-  if (monotonic)
-    std::snprintf(stamp, sizeof stamp, "[%5llu.%06llu] ", static_cast<unsigned long long>(*monotonic / 1000000),
-                  static_cast<unsigned long long>(*monotonic % 1000000));
+  std::string stamp;
+  if (monotonic) append_printk_stamp(*monotonic, stamp);
   append_record_lines(stamp, message, out);
 }
 
@@ -281,13 +296,8 @@ bool decode_dmesg_json_record(std::string_view& s, std::string& out) {
   }
   if (!has_message) return true;
   std::string head;
-  if (!time.empty()) {
-    // dmesg writes printk's "%5ld.%06ld" (its "time" is the bracket's inside): printed as printk does.
-    head = "[";
-    if (time.size() < 12) head.append(12 - time.size(), ' ');
-    head.append(time);
-    head += "] ";
-  }
+  // dmesg writes printk's "%5ld.%06ld" (its "time" is the bracket's inside): printed as printk does.
+  if (!time.empty()) append_bracketed_time(time, head);
   if (!caller.empty() && caller.size() <= 16) {
     head += '[';
     if (caller.size() < 6) head.append(6 - caller.size(), ' ');
@@ -328,7 +338,7 @@ struct FieldRecord {
   std::string message;
   bool has_message = false;
   bool kernel = true;  // no _TRANSPORT field: taken for the kernel's, as the JSON export's
-  std::string_view monotonic;
+  std::optional<std::uint64_t> monotonic;
 
   void field(std::string_view key, std::string_view value) {
     if (key == "MESSAGE") {
@@ -336,26 +346,15 @@ struct FieldRecord {
       has_message = true;
     } else if (key == "_TRANSPORT") {
       kernel = value == "kernel";
-    } else if (key == "_SOURCE_MONOTONIC_TIMESTAMP" && !value.empty() && value.size() <= 20 &&
-               value.find_first_not_of("0123456789") == std::string_view::npos) {
-      monotonic = value;
+    } else if (key == "_SOURCE_MONOTONIC_TIMESTAMP") {
+      if (auto v = dec(value); v && *v >= 0 && value.empty()) monotonic = static_cast<std::uint64_t>(*v);
     }
   }
   // The record as console lines (its message's lines behind printk's "[%5lu.%06lu] "), then reset.
   void flush(std::string& out) {
     if (has_message && kernel) {
       std::string stamp;
-      if (!monotonic.empty()) {
-        const std::string_view usec = monotonic.size() > 6 ? monotonic.substr(monotonic.size() - 6) : monotonic;
-        const std::string_view sec = monotonic.size() > 6 ? monotonic.substr(0, monotonic.size() - 6) : "0";
-        stamp = "[";
-        if (sec.size() < 5) stamp.append(5 - sec.size(), ' ');
-        stamp.append(sec);
-        stamp += '.';
-        stamp.append(6 - usec.size(), '0');
-        stamp.append(usec);
-        stamp += "] ";
-      }
+      if (monotonic) append_printk_stamp(*monotonic, stamp);
       append_record_lines(stamp, message, out);
     }
     *this = FieldRecord{};
@@ -526,12 +525,7 @@ void decode_journal_short_line(std::string_view line, std::string& out) {
   }
   if (h.ident != "kernel") return;  // another program's record
   if (!h.monotonic.empty()) {
-    // printk's "[%5lu.%06lu] ": the seconds padded to five.
-    const std::size_t secs = h.monotonic.size() - 7;
-    out.push_back('[');
-    if (secs < 5) out.append(5 - secs, ' ');
-    out.append(h.monotonic);
-    out.append("] ");
+    append_bracketed_time(h.monotonic, out);
   }
   out.append(line.substr(h.length));
   out.push_back('\n');
