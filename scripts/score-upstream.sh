@@ -6,11 +6,12 @@
 # Usage: scripts/score-upstream.sh BTAUDIT MIRRORS [SCORE_PY]
 #   MIRRORS holds bare git repositories (as the search tool's fetch leaves them,
 #   MIRRORS/<owner>+<name>/repo): google+syzkaller, clearlinux+telemetrics-client,
-#   abrt+satyr, abrt+abrt, intel+lkp-tests. Missing ones are skipped.
+#   abrt+satyr, abrt+abrt, intel+lkp-tests, kernelci+logspec. Missing ones are skipped.
 #   SCORE_PY: ../shared/tools/score.py by default.
 # Expectations that upstream keeps in test code, not data, are transcribed here the way the
 # shared corpora transcribe them: telemetrics-client's tests/check_probes.c ("#N frame"
-# asserts per oops file) and satyr's tests/koops_stacktrace.c (the test_data table).
+# asserts per oops file), satyr's tests/koops_stacktrace.c (the test_data table) and logspec's
+# tests/test_*.py (pytest's parametrize literals).
 set -euo pipefail
 btaudit=$(realpath "$1")
 mirrors=$(realpath "$2")
@@ -71,6 +72,28 @@ EOF
 fi
 if extract intel+lkp-tests spec/fixtures/dmesg/calltrace "$work/fr/lkp-tests"; then have_frames=1; fi
 if [ -n "$have_frames" ]; then python3 "$root/tests/corpus/frame_rates.py" "$btaudit" --corpora "$work/fr" | tail -3 || true; fi
+
+# logspec keeps its expectations in pytest's parametrize literals: each becomes the
+# logspec/expected/<log>.expected.json the shared corpora hold for the visible half.
+if extract kernelci+logspec tests "$work/ls/logspec"; then
+  mkdir -p "$work/ls/logspec/expected"
+  python3 - "$work/ls/logspec" <<'EOF_LOGSPEC'
+import ast, json, sys
+root = sys.argv[1]
+for test, sub in [('test_linux_boot.py', 'linux_boot'), ('test_baseline.py', 'test_baseline'),
+                  ('test_kselftest.py', 'test_kselftest')]:
+    for node in ast.walk(ast.parse(open(f'{root}/tests/{test}').read())):
+        if isinstance(node, ast.Call) and getattr(node.func, 'attr', '') == 'parametrize':
+            names = [n.strip() for n in ast.literal_eval(node.args[0]).split(',')]
+            for row in ast.literal_eval(node.args[1]):
+                d = dict(zip(names, row))
+                json.dump({'log_file': f"tests/logs/{sub}/{d['log_file']}", 'parser_id': d.get('parser_id'),
+                           'expected': d['expected']},
+                          open(f"{root}/expected/{d['log_file']}.expected.json", 'w'), indent=1)
+EOF_LOGSPEC
+  python3 "$score" "$btaudit" frames --corpora "$work/ls" | sed 's/telemetrics-client, //' || true
+  python3 "$root/tests/corpus/logspec_rates.py" "$btaudit" --corpora "$work/ls" | tail -1 || true
+fi
 
 if extract abrt+abrt tests/examples "$work/ab/abrt"; then
   python3 "$root/tests/corpus/detection_rates.py" "$btaudit" --corpora "$work/ab" | tail -1 || true
