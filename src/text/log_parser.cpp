@@ -89,6 +89,14 @@ std::shared_ptr<const std::string> hold(std::vector<std::shared_ptr<const std::s
 constexpr std::size_t kMaxParallel = 8;
 // Reports of one boot held for the boot's facts (log_parser.h) before they leave.
 constexpr std::size_t kMaxBootReports = 16;
+// As many, while reports opened by lines without the kernel's prefix wait for the next kernel
+// line (LogParser::unprefixed_): more than that leave undecided, as the kernel's.
+constexpr std::size_t kMaxHeldReports = 256;
+
+// Whether a line has a prefix only the kernel gives its lines, and every one of them when it
+// gives it: printk's time or caller id (kernel/printk/printk.c, info_print_prefix). (Not the
+// "<N>" level: logs hold it on some kernel lines only, the ones a reader took from /proc/kmsg.)
+bool kernel_prefixed(const CleanLine& line) { return line.had_timestamp || line.caller_kind; }
 
 bool collects_backtraces(ReportKind k) {
   switch (k) {
@@ -216,7 +224,56 @@ void LogParser::emit(ReportBuilder&& b, ReportText&& text) {
   if (!r.modules.empty() && boot_.modules.empty()) boot_.modules = r.modules;
   // A boot of very many reports (a fuzzer's hours without a reboot) is not held whole: memory
   // stays bounded and is reused. The reports held leave with the boot's facts known so far.
-  if (boot_reports_.size() >= kMaxBootReports) flush_boot_reports();
+  const bool holding = unprefixed_ && !unprefixed_->held_no_more;
+  if (boot_reports_.size() >= (holding ? kMaxHeldReports : kMaxBootReports)) {
+    // Past the bound the stretch stays undecided, all of it kept: none is dropped later.
+    if (holding) unprefixed_->held_no_more = true;
+    flush_boot_reports();
+  }
+}
+
+// The kernel prefixes every line of a console with its time and caller id when it prints them
+// (kernel/printk/printk.c, info_print_prefix): in a log whose kernel lines have one, a line
+// without it is another program's on the same console. A boot loader or firmware prints there
+// before every boot, some of it in the kernel's words (U-Boot's "WARNING: Caches not enabled",
+// coreboot's and Trusted Firmware's "WARNING: ..."), and so does user space ("WARNING: Optional
+// imports not found" from a test runner, dmesg re-printing a report without its time). Their
+// reports are dropped when the next kernel line comes (`next_kernel_line`), or the log ends
+// (0) after kernel lines; never when no line of the log has the kernel's prefix.
+// Two things show the kernel printed such a line after all, and then the whole stretch stays:
+// a stack trace in one of its reports (no other program prints the kernel's frames), or a
+// kernel line right after a report's start line (a header whose prefix was cut off, as when a
+// report is copied from its first word).
+void LogParser::settle_unprefixed(std::uint32_t next_kernel_line) {
+  const Unprefixed u = *unprefixed_;
+  unprefixed_.reset();
+  if (u.held_no_more || (next_kernel_line == 0 && !kernel_seen_)) return;
+  if (next_kernel_line != 0 && next_kernel_line == u.last_start + 1) return;
+  drop_reports_from(u.first);
+}
+
+void LogParser::drop_reports_from(std::uint32_t first_line) {
+  const auto held = [first_line](const std::optional<ReportBuilder>& b) {
+    return b && b->report().input.first_line >= first_line;
+  };
+  const auto held_report = [first_line](const Report& r) { return r.input.first_line >= first_line; };
+  for (const auto* b : {&open_, &closed_, &trailing_})
+    if (held(*b) && (*b)->has_frames()) return;
+  for (const Report& r : boot_reports_)
+    if (held_report(r) && !r.frames.empty()) return;
+  if (held(open_)) {
+    open_.reset();
+    open_text_ = ReportText{};
+  }
+  if (held(closed_)) {
+    closed_.reset();
+    closed_text_ = ReportText{};
+  }
+  if (held(trailing_)) {
+    trailing_.reset();
+    trailing_text_ = ReportText{};
+  }
+  std::erase_if(boot_reports_, held_report);
 }
 
 // "Linux version 6.1.0-57-cloud-amd64 (...)" opens a boot; "Kernel Offset: 0x..." (printed at
@@ -240,10 +297,10 @@ void LogParser::learn_boot_line(std::string_view text) {
 
 void LogParser::flush_boot_reports() {
   // Reports leave in the order they started, reports set aside for another context's included.
-  // The order is sorted as indices, by insertion (stable, and at most kMaxBootReports of them:
+  // The order is sorted as indices, by insertion (stable, and at most kMaxHeldReports of them:
   // emit hands a boot's reports on as soon as that many wait), and each report is handed on
   // where it lies: moving whole Reports around to sort them cost more than the sort.
-  std::array<std::uint32_t, kMaxBootReports> order{};
+  std::array<std::uint32_t, kMaxHeldReports> order{};
   const std::size_t n = std::min(boot_reports_.size(), order.size());
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint32_t line = boot_reports_[i].input.first_line;
@@ -252,7 +309,7 @@ void LogParser::flush_boot_reports() {
     order[at] = static_cast<std::uint32_t>(i);
   }
   for (std::size_t k = 0; k < boot_reports_.size(); ++k) {
-    Report& r = boot_reports_[k < n ? order[k] : k];  // (more than kMaxBootReports: never, by emit)
+    Report& r = boot_reports_[k < n ? order[k] : k];  // (more than kMaxHeldReports: never, by emit)
     if (!r.kaslr_offset && boot_.kaslr_offset) r.kaslr_offset = boot_.kaslr_offset;
     if (!r.kernel && boot_.release) r.kernel = boot_.release;
     if (r.modules.empty()) r.modules = boot_.modules;
@@ -311,6 +368,12 @@ void LogParser::start(const StartMarker& marker, const CleanLine& line) {
   soft_.reset();
   if (message) first = message_line;
   open_.emplace(path_, marker, line, first, ReportLimits{.max_frames = limits_.max_frames});
+  // Opened by a line without the kernel's prefix: settle_unprefixed tells whose it is. (The
+  // lines other programs print as reports stay: a reboot, syzkaller's executor failing.)
+  if (!kernel_prefixed(line) && !marker.other_program) {
+    if (!unprefixed_) unprefixed_ = Unprefixed{.first = first};
+    unprefixed_->last_start = line.number;
+  }
   open_text_ = message ? std::move(*message) : ReportText{};
 }
 
@@ -326,6 +389,7 @@ void LogParser::feed(std::string_view raw, const char* readable_end) {
   LineScan seen = line.foreign ? LineScan{} : (check_stamp ? stamp_scanner_ : scanner_)->scan(line.text, readable_end);
   if (check_stamp && seen.stamp_open) reclean(raw, readable_end, line, seen);
   if (line.bare_prefix) bare_prefixes_ = true;
+  if (unprefixed_ && !line.foreign && kernel_prefixed(line)) settle_unprefixed(line.number);
   // Cheap first-byte test inline: this runs on every line.
   // (The first byte before the rest: nearly every line fails there.)
   const char first = line.text.empty() ? '\0' : line.text[0];
@@ -334,7 +398,7 @@ void LogParser::feed(std::string_view raw, const char* readable_end) {
   if (!parallel_.empty() && route_parallel(line, seen)) return;
   const bool had_trailing = trailing_.has_value();
   route(line, seen);
-  kernel_seen_ = kernel_seen_ || line.had_timestamp || line.caller_kind;
+  kernel_seen_ = kernel_seen_ || kernel_prefixed(line);
   if (cut && open_) open_->note_cut_line(limits_.max_line_bytes);
   // Whatever the line did, the report it now belongs to keeps it for the title rules.
   if (open_)
@@ -553,6 +617,7 @@ void LogParser::finish_all_parallel() {
 }
 
 void LogParser::finish() {
+  if (unprefixed_) settle_unprefixed(0);
   finish_all_parallel();
   close_open();
   flush_closed();

@@ -110,6 +110,11 @@ class LogParser {
     std::vector<std::string> modules;
   };
   void learn_boot_line(std::string_view text);
+  // Whether the reports opened by lines without the kernel's prefix (unprefixed_) are another
+  // program's: at the next kernel line, or at the log's end (0). Drops them if so.
+  void settle_unprefixed(std::uint32_t next_kernel_line);
+  // The reports held that start at or after `first_line`, unless one of them has frames.
+  void drop_reports_from(std::uint32_t first_line);
   void flush_boot();
   void flush_boot_reports();
   // Reports of other contexts (printk caller ids) interrupted by a report of this one: each
@@ -129,6 +134,15 @@ class LogParser {
   // the boot decompressor's "Booting the kernel" is a reboot, not the log's own first boot.
   bool kernel_seen_ = false;
   std::vector<Report> boot_reports_;
+  // The reports opened, since the last kernel line, by lines without the kernel's prefix (no
+  // printk time, no caller id): another program's on the same console, if the log's kernel
+  // lines have it (settle_unprefixed). Until the next kernel line those reports are held.
+  struct Unprefixed {
+    std::uint32_t first = 0;       // the first line of the first of them
+    std::uint32_t last_start = 0;  // the start line of the latest
+    bool held_no_more = false;     // as many as the parser holds: the stretch is kept undecided
+  };
+  std::optional<Unprefixed> unprefixed_;
   std::shared_ptr<const std::string> storage_;  // of the lines being fed (set_storage), if any
 };
 

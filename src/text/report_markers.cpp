@@ -18,10 +18,15 @@ namespace {
 
 using scan::consume;
 
+// Who prints a rule's line: the kernel's printk (with its prefix of time and caller id), or
+// something else on the same console whose lines come without it (StartMarker::other_program).
+enum class Printer : std::uint8_t { Kernel, OtherProgram };
+
 struct Rule {
   std::string_view prefix;
   ReportKind kind;
   JoinPolicy join;
+  Printer printer = Printer::Kernel;
 };
 
 // Ordered: the first matching prefix wins, so specific prefixes come before
@@ -123,10 +128,11 @@ constexpr Rule kRules[] = {
     {"VFS: Close: file count is 0", ReportKind::Bug, JoinPolicy::Standalone},
     {"VFS: Busy inodes after unmount", ReportKind::Bug, JoinPolicy::Standalone},
     {"unregister_netdevice: waiting for ", ReportKind::Refcount, JoinPolicy::FollowUp},
-    {"trusty: panic", ReportKind::Panic, JoinPolicy::Standalone},
+    // Trusty, the secure-world OS beside the kernel, writes to the same UART.
+    {"trusty: panic", ReportKind::Panic, JoinPolicy::Standalone, Printer::OtherProgram},
     // syzkaller's executor prints these on the console; its corpora treat them as reports.
-    {"SYZFAIL:", ReportKind::Other, JoinPolicy::Standalone},
-    {"SYZFATAL:", ReportKind::Other, JoinPolicy::Standalone},
+    {"SYZFAIL:", ReportKind::Other, JoinPolicy::Standalone, Printer::OtherProgram},
+    {"SYZFATAL:", ReportKind::Other, JoinPolicy::Standalone, Printer::OtherProgram},
     {"stack segment: ", ReportKind::Oops, JoinPolicy::FollowUp},
     {"kernel stack overflow", ReportKind::StackOverflow, JoinPolicy::Standalone},
     // WARN_ONCE's message: the "WARNING: ... at lib/refcount.c" line follows.
@@ -141,10 +147,10 @@ constexpr Rule kRules[] = {
     // kernel/irq/spurious.c: "irq 16: nobody cared (try booting with the "irqpoll" option)".
     {"irq ", ReportKind::Bug, JoinPolicy::Standalone},
     // The boot decompressor's last line: the machine rebooted.
-    {"Booting the kernel", ReportKind::Other, JoinPolicy::Standalone},
+    {"Booting the kernel", ReportKind::Other, JoinPolicy::Standalone, Printer::OtherProgram},
     // Go runtime failures of the fuzzer's own programs on the console.
-    {"fatal error: ", ReportKind::Other, JoinPolicy::Standalone},
-    {"panic: ", ReportKind::Other, JoinPolicy::Standalone},
+    {"fatal error: ", ReportKind::Other, JoinPolicy::Standalone, Printer::OtherProgram},
+    {"panic: ", ReportKind::Other, JoinPolicy::Standalone, Printer::OtherProgram},
     // Panics.
     {"Kernel panic - not syncing: ", ReportKind::Panic, JoinPolicy::Consequence},
     {"kernel panic - not syncing: ", ReportKind::Panic, JoinPolicy::Consequence},
@@ -384,7 +390,7 @@ std::optional<StartMarker> match_rules(std::string_view s) {
     const Rule* r = ir.rule;
     if ((head & ir.mask) == ir.head && s.starts_with(r->prefix)) {
       if (is_benign_start(s)) return std::nullopt;
-      return StartMarker{r->kind, r->join, s};
+      return StartMarker{r->kind, r->join, s, r->printer == Printer::OtherProgram};
     }
   }
   return std::nullopt;

@@ -27,6 +27,10 @@ struct StartMarker {
   ReportKind kind = ReportKind::Other;
   JoinPolicy join = JoinPolicy::Standalone;
   std::string_view header;  // the line from the marker on, e.g. "WARNING: CPU: 0 PID: 1 at ..."
+  // Printed without printk by its nature: by another program (syzkaller's executor, a Go
+  // runtime, Trusty) or by the boot decompressor, which runs before printk does. Its line has
+  // none of the kernel's prefix, and is a report all the same.
+  bool other_program = false;
 };
 
 // Whether a "Kernel panic - not syncing: REASON" line is the consequence of
