@@ -47,7 +47,9 @@ int run_analyze(const std::vector<std::string>& args) {
       "btaudit analyze [options] FILE... ('-' reads standard input)\n"
       "Logs: console and dmesg in all its forms (-T, -d, -e, -x, --time-format, --color, --json), /dev/kmsg\n"
       "and netconsole records, syslog (RFC 3164, 5424), every journalctl -o form, crash's log -m, pstore,\n"
-      "mail-reply quotes, terminal captures; LF, CRLF or CR line ends; several boots per log");
+      "mail-reply quotes, terminal captures; LF, CRLF or CR line ends; several boots per log. Where the\n"
+      "kernel's lines carry its prefix (time, caller id), start words on lines without it are another\n"
+      "program's (a boot loader's, user space's) and open no report unless a stack trace follows");
   opts.add_options()("help,h", "show this help")("format,f", po::value(&format)->default_value("text"),
                                                  "output format: text or json")(
       "color", po::value(&colour)->default_value("auto"), "colour in text output: auto, always or never")(
