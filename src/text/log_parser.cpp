@@ -257,21 +257,17 @@ void LogParser::drop_reports_from(std::uint32_t first_line) {
     return b && b->report().input.first_line >= first_line;
   };
   const auto held_report = [first_line](const Report& r) { return r.input.first_line >= first_line; };
-  for (const auto* b : {&open_, &closed_, &trailing_})
+  // The reports still being read, each with its text.
+  const std::pair<std::optional<ReportBuilder>*, ReportText*> reading[] = {
+      {&open_, &open_text_}, {&closed_, &closed_text_}, {&trailing_, &trailing_text_}};
+  for (const auto& [b, text] : reading)
     if (held(*b) && (*b)->has_frames()) return;
   for (const Report& r : boot_reports_)
     if (held_report(r) && !r.frames.empty()) return;
-  if (held(open_)) {
-    open_.reset();
-    open_text_ = ReportText{};
-  }
-  if (held(closed_)) {
-    closed_.reset();
-    closed_text_ = ReportText{};
-  }
-  if (held(trailing_)) {
-    trailing_.reset();
-    trailing_text_ = ReportText{};
+  for (const auto& [b, text] : reading) {
+    if (!held(*b)) continue;
+    b->reset();
+    *text = ReportText{};
   }
   std::erase_if(boot_reports_, held_report);
 }
