@@ -80,8 +80,10 @@ if extract kernelci+logspec tests "$work/ls/logspec"; then
   python3 - "$work/ls/logspec" <<'EOF_LOGSPEC'
 import ast, json, sys
 root = sys.argv[1]
+# test_kbuild.py's logs are kernel builds: the errors it names are the compiler's and modpost's,
+# none the kernel's, so every report btaudit makes of them holds none (a build tool's words).
 for test, sub in [('test_linux_boot.py', 'linux_boot'), ('test_baseline.py', 'test_baseline'),
-                  ('test_kselftest.py', 'test_kselftest')]:
+                  ('test_kselftest.py', 'test_kselftest'), ('test_kbuild.py', 'kbuild')]:
     for node in ast.walk(ast.parse(open(f'{root}/tests/{test}').read())):
         if isinstance(node, ast.Call) and getattr(node.func, 'attr', '') == 'parametrize':
             names = [n.strip() for n in ast.literal_eval(node.args[0]).split(',')]

@@ -409,6 +409,34 @@ void LogParser::feed(std::string_view raw, const char* readable_end) {
   }
 }
 
+// checkpatch.pl prints "WARNING: <message>" then the place it is about, "#<line>: FILE: <file>:<n>:"
+// or "#<line>: " (report(), $herecurr and $hereline): a one-line "report" followed by such a
+// line is checkpatch's, not the kernel's, which starts no line with '#' and digits. (The FILE
+// form is found behind a runner's prefix too; the short one only at the line's start.)
+bool LogParser::checkpatch_reference(const ReportBuilder& b, std::string_view text) {
+  if (b.has_frames() || b.last_line() != b.report().input.first_line || b.report().kind != ReportKind::Warning)
+    return false;
+  const auto place_at = [text](std::size_t hash) {
+    std::size_t n = hash + 1;
+    while (n < text.size() && text[n] >= '0' && text[n] <= '9') ++n;
+    return n > hash + 1 && text.substr(n).starts_with(": ");
+  };
+  const std::size_t first = text.find_first_not_of(" \t");
+  if (first != std::string_view::npos && text[first] == '#' && place_at(first)) return true;
+  const std::size_t file = text.find(": FILE: ");
+  if (file == std::string_view::npos) return false;
+  std::size_t hash = file;
+  while (hash > 0 && text[hash - 1] >= '0' && text[hash - 1] <= '9') --hash;
+  return hash > 0 && hash < file && text[hash - 1] == '#' && (hash == 1 || text[hash - 2] == ' ');
+}
+
+void LogParser::discard_open() {
+  const std::uint32_t first = open_->report().input.first_line;
+  open_.reset();
+  open_text_ = ReportText{};
+  if (unprefixed_ && unprefixed_->first >= first) unprefixed_.reset();
+}
+
 void LogParser::reclean(std::string_view raw, const char* readable_end, CleanLine& line, LineScan& seen) const {
   // The scan saw a timestamp's shape; the cleaner's own search (the first eight '[' only) decides.
   if (!has_stamp_behind(raw)) return;
@@ -444,6 +472,10 @@ void LogParser::route(const CleanLine& line, const LineScan& seen) {
 
   const EndMarker end = (roles & markers_detail::kMayEnd) ? markers_detail::match_end_lines(trimmed) : EndMarker::None;
   if (open_) {
+    if (line.number == open_->report().input.first_line + 1 && checkpatch_reference(*open_, line.text)) {
+      discard_open();
+      return;
+    }
     open_->add_line(line);
     if (end == EndMarker::EndTrace) {
       close_open();

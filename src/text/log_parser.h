@@ -75,6 +75,10 @@ class LogParser {
   static bool cuts_text(const ReportBuilder& earlier, const StartMarker& marker);
   void start(const StartMarker& marker, const CleanLine& line);
   void close_open();
+  // A "WARNING:" of checkpatch.pl: the open report, its header alone, and the line after it.
+  static bool checkpatch_reference(const ReportBuilder& b, std::string_view text);
+  // Forgets the open report (no other program's lines are reports).
+  void discard_open();
   void emit(ReportBuilder&& b, ReportText&& text);
   void flush_closed();
   // `seen`: line_scanner()'s scan of line.text (log_parser.cpp).

@@ -309,6 +309,32 @@ bool is_benign_info(std::string_view s) {
   return scan::starts(rest, " ") && scan::contains(rest, " took too long");
 }
 
+bool is_build_tool_warning(std::string_view rest) {
+  for (const markers_detail::BuildToolForm& f : markers_detail::kBuildToolForms) {
+    switch (f.shape) {
+      case markers_detail::BuildToolForm::Shape::Prefix:
+        if (rest.starts_with(f.text)) return true;
+        break;
+      case markers_detail::BuildToolForm::Shape::Holds:
+        if (scan::contains(rest, f.text)) return true;
+        break;
+      case markers_detail::BuildToolForm::Shape::QuotedSymbol:
+        if (rest.size() > 2 && rest[0] == '"' && scan::trim(rest).ends_with(f.text) &&
+            rest.find("\" [") != std::string_view::npos)
+          return true;
+        break;
+      case markers_detail::BuildToolForm::Shape::MissingFile: {
+        const std::string_view t = scan::trim(rest);
+        if (t.size() > f.text.size() && t.ends_with(f.text) &&
+            t.substr(0, t.size() - f.text.size()).find(' ') == std::string_view::npos)
+          return true;
+        break;
+      }
+    }
+  }
+  return false;
+}
+
 // The "WARNING: " lines that are no report: s starts with "WARNING: ".
 bool is_benign_warning(std::string_view s) {
   const std::string_view rest = s.substr(9);
@@ -325,6 +351,7 @@ bool is_benign_warning(std::string_view s) {
   };
   for (auto p : kBenign)
     if (scan::starts(rest, p)) return true;
+  if (is_build_tool_warning(rest)) return true;
   // "WARNING: foo uses wireless extensions which will stop working ..." (some consoles upper-case it all)
   return contains_uses_nocase(s, {"wireless extensions", "deprecated v2 capabilities"});
 }
@@ -558,11 +585,58 @@ bool filesystem_message(std::string_view before, const StartMarker& m) {
   return n > 0 && rest.substr(n) == "): ";
 }
 
+// The last word of `before` (the text before a start word), when it ends in ": ": a runner's
+// prefix (a CI job's elapsed time) or indentation may stand before it.
+std::string_view last_word(std::string_view before) {
+  if (!before.ends_with(": ")) return {};
+  const std::size_t space = before.find_last_of(" \t", before.size() - 2);
+  return space == std::string_view::npos ? before : before.substr(space + 1);
+}
+
+// A kmod tool's message (markers_detail::kKmodTools), in every log of a kernel's
+// modules_install or an initramfs build.
+bool kmod_tool(std::string_view before) {
+  const std::string_view word = last_word(before);
+  if (word.size() < 2) return false;
+  const std::string_view name = word.substr(0, word.size() - 2);
+  return std::find(std::begin(markers_detail::kKmodTools), std::end(markers_detail::kKmodTools), name) !=
+         std::end(markers_detail::kKmodTools);
+}
+
+// A diagnostic's source location, the GNU convention for a tool's message about a file
+// ("Formatting Error Messages", GNU Coding Standards: "sourcefile:lineno:column: message"):
+// coccinelle's reports ("drivers/x.c:12:3-9: WARNING: ..."), checkpatch --emacs/--terse
+// ("drivers/x.c:12: WARNING: ..."). The line opens (behind its indentation) with a path (a '/' or
+// a '.' in it), a line number, and a column or a range of them. The kernel's WARN() and BUG()
+// print their location after the start word; its one location before it follows a word: ALSA's
+// verbose printk, "ALSA sound/core/pcm_lib.c:154: BUG: stream = 1, ..." (sound/core/misc.c),
+// which abrt and telemetrics-client take for a report, and so does btaudit.
+bool source_location(std::string_view before) {
+  const std::string_view word = scan::trim_left(before);
+  if (word.size() < 2 || word.find_first_of(" \t") != word.size() - 1) return false;
+  const std::string_view s = word.substr(0, word.size() - 2);
+  const auto digits = [](std::string_view t) {
+    return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  const std::size_t line_at = s.find(':');
+  if (line_at == std::string_view::npos) return false;
+  const std::string_view path = s.substr(0, line_at);
+  if (path.find_first_of("/.") == std::string_view::npos) return false;
+  const std::string_view numbers = s.substr(line_at + 1);  // "line" or "line:column" or "line:col-col"
+  const std::size_t column_at = numbers.find(':');
+  if (column_at == std::string_view::npos) return digits(numbers);
+  const std::string_view column = numbers.substr(column_at + 1);
+  const std::size_t dash = column.find('-');
+  return digits(numbers.substr(0, column_at)) &&
+         (dash == std::string_view::npos ? digits(column)
+                                         : digits(column.substr(0, dash)) && digits(column.substr(dash + 1)));
+}
+
 // A marker found inside a line whose earlier text says it is no report.
 std::optional<StartMarker> unless_suppressed(std::string_view text, std::optional<StartMarker> m) {
   if (!m || m->header.data() <= text.data() || m->header.data() > text.data() + text.size()) return m;
   const std::string_view before = text.substr(0, static_cast<std::size_t>(m->header.data() - text.data()));
-  if (filesystem_message(before, *m)) return std::nullopt;
+  if (filesystem_message(before, *m) || kmod_tool(before) || source_location(before)) return std::nullopt;
   return m;
 }
 

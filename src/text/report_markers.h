@@ -113,6 +113,44 @@ bool may_open_rule(std::string_view s);
 std::optional<StartMarker> match_rules(std::string_view s);
 // Whether a line that matched a rule is an informational message borrowing report words.
 bool is_benign_start(std::string_view s);
+
+// The kernel's build tools print their warnings in the kernel's words, at a line's start, into
+// the build logs that CI systems keep beside the boot's console (KernelCI's kbuild logs): none
+// of them opens a report. One row per form, with the code that prints it and a line it prints.
+struct BuildToolForm {
+  enum class Shape : std::uint8_t {
+    Prefix,        // the text after "WARNING: " starts with `text`
+    Holds,         // ... holds `text`
+    QuotedSymbol,  // ... is "\"symbol\" [module] undefined!" (`text`: its end)
+    MissingFile,   // ... is "<file> is missing." (`text`: its end; one word for the file)
+  };
+  Shape shape;
+  std::string_view text;
+  std::string_view source;
+  std::string_view example;  // the whole line
+};
+inline constexpr BuildToolForm kBuildToolForms[] = {
+    {BuildToolForm::Shape::Prefix, "unmet direct dependencies detected for ",
+     "scripts/kconfig/symbol.c sym_warn_unmet_dep (4.16+)",
+     "WARNING: unmet direct dependencies detected for INTEL_MEI_ME"},
+    {BuildToolForm::Shape::Prefix, "modpost: ", "scripts/mod/modpost.c modpost_log (5.x+)",
+     "WARNING: modpost: vmlinux: section mismatch in reference: foo+0x1c (section: .text) -> bar (section: "
+     ".init.text)"},
+    {BuildToolForm::Shape::Holds, "): Section mismatch in reference from the ",
+     "scripts/mod/modpost.c warn() in report_sec_mismatch (2.6.25-6.3)",
+     "WARNING: vmlinux.o(__ex_table+0x174c): Section mismatch in reference from the (unknown reference) (unknown) "
+     "to the (unknown reference) .irqentry.text:(unknown)"},
+    {BuildToolForm::Shape::QuotedSymbol, "] undefined!", "scripts/mod/modpost.c warn() in check_exports (before 5.x)",
+     "WARNING: \"__x86_return_thunk\" [drivers/net/foo.ko] undefined!"},
+    {BuildToolForm::Shape::Prefix, "Symbol version dump ", "scripts/Makefile.modpost (2.6-5.x)",
+     "WARNING: Symbol version dump ./Module.symvers is missing; modules will have no dependencies and modversions."},
+    {BuildToolForm::Shape::MissingFile, " is missing.",
+     "scripts/Makefile.modpost, \"WARNING: $(missing-input) is missing.\"", "WARNING: vmlinux.o is missing."},
+};
+
+// kmod's tools print "<program>: <PRIORITY>: <message>" (kmod tools/log.c, log_printf and
+// log_kmod, with program_invocation_short_name): "depmod: WARNING: ... needs unknown symbol ...".
+inline constexpr std::string_view kKmodTools[] = {"depmod", "modprobe", "insmod", "rmmod", "modinfo", "lsmod", "kmod"};
 }  // namespace markers_detail
 
 enum class EndMarker { None, EndTrace, KernelOffset, EndKernelPanic };
