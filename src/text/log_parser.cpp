@@ -152,8 +152,9 @@ void LogParser::keep_text_inline(const ReportBuilder& b, ReportText& text, const
   // Frames the unwinder did not vouch for ("? foo+0x1/0x2", powerpc's "(unreliable)") are
   // left out of timestamped consoles, as syzkaller does: text rules must not pick stale words.
   // (The last byte first: nearly every line ends otherwise, and the suffix is then not compared.)
+  // (A '<' is looked for first: most such lines hold none, and one memchr tells.)
   if (line.had_timestamp && (seen.unreliable_mark || (!s.empty() && s.back() == ')' && s.ends_with(" (unreliable)"))) &&
-      s.find("<EOI>") == std::string_view::npos)
+      (std::memchr(s.data(), '<', s.size()) == nullptr || s.find(std::string_view("<EOI>")) == std::string_view::npos))
     return;
   if (has != 0) {  // most lines hold none of the phrases
     if (has & kSendingNmi) text.other_cpus = true;
@@ -364,6 +365,7 @@ void LogParser::start(const StartMarker& marker, const CleanLine& line) {
   soft_.reset();
   if (message) first = message_line;
   open_.emplace(path_, marker, line, first, ReportLimits{.max_frames = limits_.max_frames});
+  checkpatch_line_ = marker.kind == ReportKind::Warning ? line.number + 1 : 0;
   // Opened by a line without the kernel's prefix: settle_unprefixed tells whose it is. (The
   // lines other programs print as reports stay: a reboot, syzkaller's executor failing.)
   if (!kernel_prefixed(line) && !marker.other_program) {
@@ -430,11 +432,13 @@ bool LogParser::checkpatch_reference(const ReportBuilder& b, std::string_view te
   return hash > 0 && hash < file && text[hash - 1] == '#' && (hash == 1 || text[hash - 2] == ' ');
 }
 
-void LogParser::discard_open() {
+bool LogParser::dropped_checkpatch_warning(std::string_view text) {
+  if (!checkpatch_reference(*open_, text)) return false;
   const std::uint32_t first = open_->report().input.first_line;
   open_.reset();
   open_text_ = ReportText{};
   if (unprefixed_ && unprefixed_->first >= first) unprefixed_.reset();
+  return true;
 }
 
 void LogParser::reclean(std::string_view raw, const char* readable_end, CleanLine& line, LineScan& seen) const {
@@ -472,10 +476,7 @@ void LogParser::route(const CleanLine& line, const LineScan& seen) {
 
   const EndMarker end = (roles & markers_detail::kMayEnd) ? markers_detail::match_end_lines(trimmed) : EndMarker::None;
   if (open_) {
-    if (line.number == open_->report().input.first_line + 1 && checkpatch_reference(*open_, line.text)) {
-      discard_open();
-      return;
-    }
+    if (line.number == checkpatch_line_ && dropped_checkpatch_warning(line.text)) return;
     open_->add_line(line);
     if (end == EndMarker::EndTrace) {
       close_open();
