@@ -248,12 +248,22 @@ void LogParser::emit(ReportBuilder&& b, ReportText&& text) {
 void LogParser::settle_unprefixed(std::uint32_t next_kernel_line) {
   const Unprefixed u = *unprefixed_;
   unprefixed_.reset();
-  if (u.held_no_more || (next_kernel_line == 0 && !kernel_seen_)) return;
+  if (u.held_no_more || (next_kernel_line == 0 && last_kernel_line_ == 0)) return;
   if (next_kernel_line != 0 && next_kernel_line == u.last_start + 1) return;
   drop_reports_from(u.first);
 }
 
-void LogParser::drop_reports_from(std::uint32_t first_line) {
+void LogParser::settle_boot_loader() {
+  const std::uint32_t banner = std::exchange(boot_loader_line_, 0);
+  // A kernel line since the banner ended the stretch undecided: its reports were
+  // settle_unprefixed's. Otherwise every report since the banner was opened by a line without
+  // the kernel's prefix: they go, unless one of them printed a trace or the kernel's
+  // "CPU: N PID: N" line, which no boot loader prints.
+  if (banner <= last_kernel_line_ || !drop_reports_from(banner + 1, DropUnless::FramesOrTask)) return;
+  if (unprefixed_ && unprefixed_->first > banner) unprefixed_.reset();
+}
+
+bool LogParser::drop_reports_from(std::uint32_t first_line, DropUnless unless) {
   const auto held = [first_line](const std::optional<ReportBuilder>& b) {
     return b && b->report().input.first_line >= first_line;
   };
@@ -261,22 +271,36 @@ void LogParser::drop_reports_from(std::uint32_t first_line) {
   // The reports still being read, each with its text.
   const std::pair<std::optional<ReportBuilder>*, ReportText*> reading[] = {
       {&open_, &open_text_}, {&closed_, &closed_text_}, {&trailing_, &trailing_text_}};
+  const auto kernels = [unless](const Report& r) {
+    return !r.frames.empty() || (unless == DropUnless::FramesOrTask && (r.pid || r.cpu));
+  };
   for (const auto& [b, text] : reading)
-    if (held(*b) && (*b)->has_frames()) return;
+    if (held(*b) && ((*b)->has_frames() || kernels((*b)->report()))) return false;
   for (const Report& r : boot_reports_)
-    if (held_report(r) && !r.frames.empty()) return;
+    if (held_report(r) && kernels(r)) return false;
   for (const auto& [b, text] : reading) {
     if (!held(*b)) continue;
     b->reset();
     *text = ReportText{};
   }
   std::erase_if(boot_reports_, held_report);
+  return true;
 }
 
 // "Linux version 6.1.0-57-cloud-amd64 (...)" opens a boot; "Kernel Offset: 0x..." (printed at
 // panic, by dump_kernel_offset) may stand outside any report.
-void LogParser::learn_boot_line(std::string_view text) {
-  std::string_view s = text;  // both lines start their message (printk prints them unindented)
+void LogParser::learn_boot_line(std::string_view text, std::uint32_t number, bool kernel_prefixed) {
+  std::string_view s = text;  // these lines start their message (printk prints them unindented)
+  if (!kernel_prefixed) {
+    // A boot loader's banner opens the stretch its lines fill; the hand-over to the kernel (or
+    // the log's end, finish()) settles it. ("Linux version " is a hand-over and read on below.)
+    if (const markers_detail::BootLoaderLine* row = markers_detail::boot_loader_line(s)) {
+      if (row->role == markers_detail::BootLoaderLine::Role::Handoff)
+        settle_boot_loader();
+      else if (boot_loader_line_ <= last_kernel_line_)  // none open, or one the kernel's lines ended
+        boot_loader_line_ = number;
+    }
+  }
   if (scan::consume(s, "Linux version ")) {
     finish_all_parallel();
     close_open();
@@ -388,15 +412,20 @@ void LogParser::feed(std::string_view raw, const char* readable_end) {
   if (check_stamp && seen.stamp_open) reclean(raw, readable_end, line, seen);
   if (line.bare_prefix) bare_prefixes_ = true;
   if (unprefixed_ && !line.foreign && kernel_prefixed(line)) settle_unprefixed(line.number);
-  // Cheap first-byte test inline: this runs on every line.
-  // (The first byte before the rest: nearly every line fails there.)
-  const char first = line.text.empty() ? '\0' : line.text[0];
-  if ((first == 'L' || first == 'K') && !line.foreign) learn_boot_line(line.text);
+  // Start, end and boot lines are all read behind the indentation: it is taken once. (Most lines
+  // have none: their first byte, above ' ', tells, without trim_left's loop.) Then one lookup of
+  // its first byte tells which of them the line may be: nearly every line is none.
+  const std::string_view trimmed =
+      !line.text.empty() && static_cast<unsigned char>(line.text[0]) > ' ' ? line.text : scan::trim_left(line.text);
+  const std::uint8_t roles = first_byte_roles(trimmed);
+  // (The lines of a boot are printed unindented.)
+  if ((roles & markers_detail::kMayBootLine) && trimmed.data() == line.text.data() && !line.foreign)
+    learn_boot_line(line.text, line.number, kernel_prefixed(line));
   marker_.reset();
   if (!parallel_.empty() && route_parallel(line, seen)) return;
   const bool had_trailing = trailing_.has_value();
-  route(line, seen);
-  kernel_seen_ = kernel_seen_ || kernel_prefixed(line);
+  route(line, seen, trimmed, roles);
+  if (kernel_prefixed(line)) last_kernel_line_ = line.number;
   if (cut && open_) open_->note_cut_line(limits_.max_line_bytes);
   // Whatever the line did, the report it now belongs to keeps it for the title rules.
   if (open_)
@@ -449,13 +478,8 @@ void LogParser::reclean(std::string_view raw, const char* readable_end, CleanLin
     seen = line.foreign ? LineScan{} : scanner_->scan(line.text, readable_end);
 }
 
-void LogParser::route(const CleanLine& line, const LineScan& seen) {
-  // Start and end lines are both read behind the indentation: it is taken once. (Most lines have
-  // none: their first byte, above ' ', tells, without trim_left's loop.)
-  const std::string_view trimmed =
-      !line.text.empty() && static_cast<unsigned char>(line.text[0]) > ' ' ? line.text : scan::trim_left(line.text);
-  // Most lines open neither a start nor an end line, and hold no start word: one lookup tells.
-  const std::uint8_t roles = first_byte_roles(trimmed);
+void LogParser::route(const CleanLine& line, const LineScan& seen, std::string_view trimmed, std::uint8_t roles) {
+  // Most lines open neither a start nor an end line, and hold no start word: `roles` tells.
   if (!line.foreign && ((roles & markers_detail::kMayStart) || seen.word_count != 0 || seen.more_words)) {
     auto marker = match_start_trimmed(line.text, trimmed, seen);
     // A start word in a line that is not the kernel's (no timestamp, no caller id) while a
@@ -466,7 +490,7 @@ void LogParser::route(const CleanLine& line, const LineScan& seen) {
     // misc.c) "Booting the kernel (entry_offset: 0x...).", which syzkaller's header does not match
     // and which is taken for a reboot only once a kernel line was read: a log that opens with a
     // boot shows no reboot.
-    if (marker && !kernel_seen_ && marker->header.starts_with("Booting the kernel (")) marker.reset();
+    if (marker && last_kernel_line_ == 0 && marker->header.starts_with("Booting the kernel (")) marker.reset();
     if (marker) {
       marker_ = *marker;
       route_start(*marker, line);
@@ -646,6 +670,7 @@ void LogParser::finish_all_parallel() {
 }
 
 void LogParser::finish() {
+  settle_boot_loader();
   if (unprefixed_) settle_unprefixed(0);
   finish_all_parallel();
   close_open();

@@ -67,7 +67,9 @@ class LogParser {
   // A line clean_line_deferred left whole whose scan saw a '[' that may open a timestamp: the
   // line as clean_line reads it, and its scan. (Out of line: the common path keeps one copy of each.)
   [[gnu::noinline]] void reclean(std::string_view raw, const char* readable_end, CleanLine& line, LineScan& seen) const;
-  [[gnu::always_inline]] inline void route(const CleanLine& line, const LineScan& seen);
+  // `trimmed`: line.text without its indentation; `roles`: first_byte_roles(trimmed).
+  [[gnu::always_inline]] inline void route(const CleanLine& line, const LineScan& seen, std::string_view trimmed,
+                                           std::uint8_t roles);
   // A start line (few): kept out of route(), whose common path then needs fewer registers saved.
   [[gnu::noinline]] void route_start(const StartMarker& marker, const CleanLine& line);
   void reopen_closed();
@@ -116,12 +118,19 @@ class LogParser {
     std::optional<std::string> release;
     std::vector<std::string> modules;
   };
-  void learn_boot_line(std::string_view text);
+  // A line whose first byte may open one of the lines of a boot (kBootLineFirstBytes): the
+  // kernel's banner, its KASLR offset, a boot loader's banner or hand-over.
+  void learn_boot_line(std::string_view text, std::uint32_t number, bool kernel_prefixed);
+  // The reports a boot loader's stretch opened (since boot_loader_line_) go: at its hand-over to
+  // the kernel, or at the log's end when the kernel never printed.
+  void settle_boot_loader();
   // Whether the reports opened by lines without the kernel's prefix (unprefixed_) are another
   // program's: at the next kernel line, or at the log's end (0). Drops them if so.
   void settle_unprefixed(std::uint32_t next_kernel_line);
-  // The reports held that start at or after `first_line`, unless one of them has frames.
-  void drop_reports_from(std::uint32_t first_line);
+  // The reports held that start at or after `first_line` go, unless one of them has frames (or,
+  // FramesOrTask, the kernel's "CPU: N PID: N" line): true if they went.
+  enum class DropUnless : std::uint8_t { Frames, FramesOrTask };
+  bool drop_reports_from(std::uint32_t first_line, DropUnless unless = DropUnless::Frames);
   void flush_boot();
   void flush_boot_reports();
   // Reports of other contexts (printk caller ids) interrupted by a report of this one: each
@@ -137,9 +146,10 @@ class LogParser {
   std::vector<Parallel> parallel_;
   BootFacts boot_;
   bool bare_prefixes_ = false;  // the log's prefixes come without a separator (line_cleaner.h)
-  // A line with a console timestamp or caller id has been read: a kernel has been running, so
-  // the boot decompressor's "Booting the kernel" is a reboot, not the log's own first boot.
-  bool kernel_seen_ = false;
+  // The last line with a console timestamp or caller id (0: none yet): once one has been read a
+  // kernel has been running, so the boot decompressor's "Booting the kernel" is a reboot, not
+  // the log's own first boot; and a boot loader's stretch (boot_loader_line_) ends there.
+  std::uint32_t last_kernel_line_ = 0;
   std::vector<Report> boot_reports_;
   // The reports opened, since the last kernel line, by lines without the kernel's prefix (no
   // printk time, no caller id): another program's on the same console, if the log's kernel
@@ -150,6 +160,9 @@ class LogParser {
     bool held_no_more = false;     // as many as the parser holds: the stretch is kept undecided
   };
   std::optional<Unprefixed> unprefixed_;
+  // The line of the banner of the boot loader printing now (markers_detail::kBootLoaderLines):
+  // none when 0 or not after last_kernel_line_, or after a hand-over.
+  std::uint32_t boot_loader_line_ = 0;
   std::shared_ptr<const std::string> storage_;  // of the lines being fed (set_storage), if any
 };
 

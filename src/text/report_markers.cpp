@@ -539,6 +539,8 @@ constexpr std::array<std::uint8_t, 256> kRoles = [] {
   for (const Rule& r : kRules) roles[static_cast<unsigned char>(r.prefix[0])] |= kMayStart;
   for (const std::string_view p : kPrefixes) roles[static_cast<unsigned char>(p[0])] |= kMayStart;
   for (const char c : {'-', 'K', 'k'}) roles[static_cast<unsigned char>(c)] |= kMayEnd;
+  for (const BootLoaderLine& row : kBootLoaderLines) roles[static_cast<unsigned char>(row.prefix[0])] |= kMayBootLine;
+  for (const char c : {'L', 'K'}) roles[static_cast<unsigned char>(c)] |= kMayBootLine;  // Linux version, Kernel Offset
   return roles;
 }();
 const std::array<std::uint8_t, 256> kFirstByteRoles = kRoles;
@@ -674,6 +676,13 @@ EndMarker match_end_lines(std::string_view s) {
   // the colliding object, not the failing call.
   if (scan::starts(s, "kmemleak: Kernel memory leak detector disabled")) return EndMarker::EndTrace;
   return EndMarker::None;
+}
+
+const BootLoaderLine* boot_loader_line(std::string_view text) {
+  if (text.empty()) return nullptr;
+  for (const BootLoaderLine& row : kBootLoaderLines)
+    if (row.prefix[0] == text[0] && text.starts_with(row.prefix)) return &row;
+  return nullptr;
 }
 
 }  // namespace markers_detail

@@ -66,8 +66,10 @@ std::optional<StartMarker> match_start_from(std::string_view text, std::string_v
 
 namespace markers_detail {
 // What a line may be by its first byte after the indentation: kMayStart, a rule's or a subsystem
-// prefix's first byte; kMayEnd, an end line's ('-', 'K', 'k'). One lookup for both questions.
-enum : std::uint8_t { kMayStart = 1, kMayEnd = 2 };
+// prefix's first byte; kMayEnd, an end line's ('-', 'K', 'k'); kMayBootLine, one of the lines of
+// a boot the parser learns from (kBootLoaderLines, "Linux version ", "Kernel Offset: "). One
+// lookup for every question.
+enum : std::uint8_t { kMayStart = 1, kMayEnd = 2, kMayBootLine = 4 };
 extern const std::array<std::uint8_t, 256> kFirstByteRoles;
 }  // namespace markers_detail
 
@@ -151,6 +153,50 @@ inline constexpr BuildToolForm kBuildToolForms[] = {
 // kmod's tools print "<program>: <PRIORITY>: <message>" (kmod tools/log.c, log_printf and
 // log_kmod, with program_invocation_short_name): "depmod: WARNING: ... needs unknown symbol ...".
 inline constexpr std::string_view kKmodTools[] = {"depmod", "modprobe", "insmod", "rmmod", "modinfo", "lsmod", "kmod"};
+
+// A board's serial console holds its firmware and boot loader before the kernel, and they
+// print in the kernel's words ("WARNING: RO_VPD is uninitialized or empty.", coreboot;
+// TF-A's "WARNING: ..."). Between a boot loader's banner and the line that hands over to the
+// kernel the kernel is not running: no report there is its. One row per line, at the start of
+// a line without the kernel's prefix, with the code that prints it and a line it prints.
+struct BootLoaderLine {
+  enum class Role : std::uint8_t {
+    Banner,   // a boot loader or firmware stage starts printing
+    Handoff,  // the kernel starts: the boot loader's last line, or the kernel's first
+  };
+  Role role;
+  std::string_view prefix;
+  std::string_view source;
+  std::string_view example;
+};
+inline constexpr BootLoaderLine kBootLoaderLines[] = {
+    {BootLoaderLine::Role::Banner, "U-Boot ", "U-Boot include/version.h U_BOOT_VERSION_STRING, display_banner",
+     "U-Boot 2016.03-rc1-00131-g39af3d8-dirty (Feb 09 2016 - 16:39:49 +0000)"},
+    {BootLoaderLine::Role::Banner, "coreboot-", "coreboot src/console/init.c console_init, each stage",
+     "coreboot-v1.9308_26_0.0.22-11197-gc9b4b7136b Thu Mar 18 05:35:38 UTC 2021 ramstage starting (log level: 8)..."},
+    {BootLoaderLine::Role::Banner, "Starting depthcharge on ", "depthcharge (Chrome OS) src/vboot/main.c",
+     "Starting depthcharge on Helios..."},
+    {BootLoaderLine::Role::Banner, "NOTICE:  BL", "TF-A bl1/bl2/bl31_main.c NOTICE(\"BLn: %s\"), common/tf_log.c",
+     "NOTICE:  BL31: v2.7(debug):v2.7.0-625-g5c5ee8798"},
+    {BootLoaderLine::Role::Banner, "NOTICE:  Booting Trusted Firmware", "TF-A bl1/bl1_main.c",
+     "NOTICE:  Booting Trusted Firmware"},
+    {BootLoaderLine::Role::Handoff, "Starting kernel ...",
+     "U-Boot boot/bootm.c announce_and_cleanup (bootm_final); depthcharge prints the same words",
+     "Starting kernel ..."},
+    {BootLoaderLine::Role::Handoff, "Linux version ", "init/main.c linux_banner",
+     "Linux version 6.1.0-18-arm64 (debian-kernel@lists.debian.org) (gcc-12 (Debian 12.2.0-14) 12.2.0) #1 SMP"},
+    {BootLoaderLine::Role::Handoff, "Booting Linux on physical CPU ",
+     "arch/arm/kernel/setup.c, arch/arm64/kernel/setup.c smp_setup_processor_id",
+     "Booting Linux on physical CPU 0x0000000000 [0x410fd034]"},
+    {BootLoaderLine::Role::Handoff, "EFI stub: ", "drivers/firmware/efi/libstub efi_info()",
+     "EFI stub: Booting Linux Kernel..."},
+    {BootLoaderLine::Role::Handoff, "Decompressing Linux", "arch/x86/boot/compressed/misc.c",
+     "Decompressing Linux... Parsing ELF... done."},
+    {BootLoaderLine::Role::Handoff, "Uncompressing Linux", "arch/arm/boot/compressed/misc.c decompress_kernel",
+     "Uncompressing Linux... done, booting the kernel."},
+};
+// The row of kBootLoaderLines that `text` (a line without the kernel's prefix) opens with, if any.
+const BootLoaderLine* boot_loader_line(std::string_view text);
 }  // namespace markers_detail
 
 enum class EndMarker { None, EndTrace, KernelOffset, EndKernelPanic };

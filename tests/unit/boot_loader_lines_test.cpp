@@ -4,6 +4,9 @@
 // kernel gives each of its lines (printk time, caller id): in a log whose kernel lines have it,
 // the reports they open are dropped (LogParser::settle_unprefixed), unless one of them printed
 // a stack trace or a kernel line follows a start line at once (a header whose prefix was cut).
+// Where no prefix tells (a console without printk times, a log whose kernel never printed),
+// a boot loader's banner and its hand-over to the kernel do (markers_detail::kBootLoaderLines):
+// the reports between them go, unless one printed what the kernel alone prints.
 // Every scenario is tried with every way of printing the kernel's lines and both line ends.
 #include <boost/test/unit_test.hpp>
 #include <string>
@@ -11,6 +14,7 @@
 #include <vector>
 
 #include "text/log_parser.h"
+#include "text/report_markers.h"
 
 using namespace btaudit;
 
@@ -168,15 +172,110 @@ BOOST_AUTO_TEST_CASE(a_header_whose_prefix_was_cut_stays_a_report) {
   });
 }
 
-BOOST_AUTO_TEST_CASE(a_log_without_kernel_times_keeps_its_reports) {
-  // printk.time=0 and no caller ids: no line tells the kernel's from a boot loader's.
-  for (const std::string_view fw : kFirmwareLines) {
-    const std::string log = joined({firmware_block(fw),
-                                    {"Linux version 6.10.0 (gcc 12) #1 SMP", std::string(kKernelWarning),
-                                     "Call Trace:", " start_kernel+0x4da/0x58c"}},
-                                   "\n");
-    BOOST_TEST(parse_log(log, "t").size() == 2u);
+BOOST_AUTO_TEST_CASE(a_log_without_kernel_times_drops_what_a_boot_loader_printed_between_its_banner_and_handoff) {
+  // printk.time=0 and no caller ids: no prefix tells the kernel's lines from a boot loader's,
+  // but the boot loader's banner and its hand-over to the kernel do (kBootLoaderLines).
+  for (const std::string_view fw : kFirmwareLines)
+    for (const std::string_view end : kLineEnds) {
+      const std::string log = joined({firmware_block(fw),
+                                      {"Linux version 6.10.0 (gcc 12) #1 SMP", std::string(kKernelWarning),
+                                       "Call Trace:", " start_kernel+0x4da/0x58c"}},
+                                     end);
+      BOOST_TEST(headers(parse_log(log, "t")) == std::vector<std::string>{std::string(kKernelWarning)},
+                 boost::test_tools::per_element());
+    }
+}
+
+BOOST_AUTO_TEST_CASE(every_banner_and_every_handoff_bracket_the_boot_loaders_lines) {
+  // Each banner row with each hand-over row, an untimestamped kernel after it.
+  const std::vector<std::string> kernel = {std::string(kKernelWarning), "Call Trace:", " start_kernel+0x4da/0x58c"};
+  for (const auto& banner : markers_detail::kBootLoaderLines) {
+    if (banner.role != markers_detail::BootLoaderLine::Role::Banner) continue;
+    for (const auto& handoff : markers_detail::kBootLoaderLines) {
+      if (handoff.role != markers_detail::BootLoaderLine::Role::Handoff) continue;
+      BOOST_TEST_CONTEXT(banner.example << " / " << handoff.example) {
+        for (const std::string_view fw : kFirmwareLines)
+          for (const std::string_view end : kLineEnds) {
+            const std::string log = joined({{std::string(banner.example), std::string(fw), "Normal boot.",
+                                             std::string(fw), std::string(handoff.example)},
+                                            kernel},
+                                           end);
+            BOOST_TEST(headers(parse_log(log, "t")) == std::vector<std::string>{std::string(kKernelWarning)},
+                       boost::test_tools::per_element());
+          }
+      }
+    }
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_log_whose_kernel_never_printed_has_no_report) {
+  // KernelCI's failed boots: the boot loader's lines, three boots of them, and the log ends
+  // (at the hand-over, or before it).
+  for (const auto& banner : markers_detail::kBootLoaderLines) {
+    if (banner.role != markers_detail::BootLoaderLine::Role::Banner) continue;
+    for (const std::string_view fw : kFirmwareLines)
+      for (const bool handed_over : {true, false}) BOOST_TEST_CONTEXT(banner.example << " / " << fw) {
+          std::vector<std::string> boot = {std::string(banner.example), std::string(fw), "Loaded segments"};
+          if (handed_over) boot.emplace_back("Starting kernel ...");
+          BOOST_TEST(parse_log(joined({boot, boot, boot}, "\n"), "t").empty());
+        }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_rows_are_exact_and_read_on_unprefixed_lines_only) {
+  for (const auto& row : markers_detail::kBootLoaderLines) {
+    BOOST_TEST_CONTEXT(row.source) {
+      BOOST_TEST(row.example.starts_with(row.prefix));
+      BOOST_TEST(markers_detail::boot_loader_line(row.example) == &row);
+      BOOST_TEST(!markers_detail::boot_loader_line(row.prefix.substr(0, row.prefix.size() - 1)));
+      BOOST_TEST(!markers_detail::boot_loader_line(" " + std::string(row.example)));
+    }
+  }
+  // A banner cut short or indented (a kernel message quoting it) opens no stretch: the
+  // firmware line after it stays a report.
+  for (const std::string& banner : {std::string("U-Boo 2016.03"), std::string("  U-Boot 2016.03 (Feb 09 2016)")}) {
+    BOOST_TEST_CONTEXT(banner) {
+      const std::string log = joined({{banner, "WARNING: Caches not enabled", "Starting kernel ..."}}, "\n");
+      BOOST_TEST(parse_log(log, "t").size() == 1u);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(without_a_banner_a_boot_loaders_warning_stays) {
+  // A boot loader not in the table (or a log cut after its banner): nothing tells its lines
+  // from an untimestamped kernel's, and its report stays.
+  const std::string log = joined({{"WARNING: Caches not enabled", "Starting kernel ...", std::string(kKernelWarning),
+                                   "Call Trace:", " start_kernel+0x4da/0x58c"}},
+                                 "\n");
+  BOOST_TEST(parse_log(log, "t").size() == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(a_kernel_report_inside_a_bracket_keeps_the_stretch) {
+  // A line the kernel alone prints (a trace, "CPU: N PID: N") after a banner and before any
+  // hand-over: the table missed the hand-over (a boot loader's other words, a quiet kernel
+  // without its banner), and nothing of the stretch goes.
+  const std::vector<std::vector<std::string>> kernels = {
+      {std::string(kKernelWarning), "Call Trace:", " start_kernel+0x4da/0x58c"},
+      {"BUG: scheduling while atomic: swapper/0/1/0x00000002", "CPU: 0 PID: 1 Comm: swapper/0 Not tainted 6.10.0 #1"}};
+  for (const auto& kernel : kernels)
+    for (const bool handed_over : {true, false})
+      BOOST_TEST_CONTEXT(kernel[0] << (handed_over ? " / handed over" : "")) {
+        std::vector<std::vector<std::string>> parts = {
+            {"U-Boot 2016.03 (Feb 09 2016)", "WARNING: Caches not enabled", "Hit any key to stop autoboot:  0"},
+            kernel};
+        if (handed_over) parts.push_back({"Starting kernel ..."});
+        BOOST_TEST(parse_log(joined(parts, "\n"), "t").size() == 2u);
+      }
+}
+
+BOOST_AUTO_TEST_CASE(the_previous_boots_report_before_a_banner_stays) {
+  // An untimestamped kernel's report without a trace, the board resetting into its boot
+  // loader: the stretch starts at the banner, and the kernel's report before it stays.
+  const std::string panic = "Kernel panic - not syncing: VFS: Unable to mount root fs on unknown-block(0,0)";
+  for (const std::string_view fw : kFirmwareLines) BOOST_TEST_CONTEXT(fw) {
+      const std::string log = joined({{panic, "Rebooting in 10 seconds.."}, firmware_block(fw)}, "\n");
+      BOOST_TEST(headers(parse_log(log, "t")) == std::vector<std::string>{panic}, boost::test_tools::per_element());
+    }
 }
 
 BOOST_AUTO_TEST_CASE(an_untimestamped_report_with_a_trace_stays_before_the_first_kernel_line) {

@@ -426,7 +426,8 @@ BOOST_AUTO_TEST_CASE(end_lines_by_first_byte_match_as_before) {
 
 // The parser asks match_start and match_end only what a line's first byte (first_byte_roles) and
 // its scan leave open: a line whose first byte after the indentation has no kMayStart and whose
-// scan found no word start must match no start, one without kMayEnd no end. Every first byte
+// scan found no word start must match no start, one without kMayEnd no end, one without
+// kMayBootLine no line of a boot. Every first byte
 // before every rule's prefix and end line (and their cuts), behind indentation or none, and the
 // generator's lines.
 BOOST_AUTO_TEST_CASE(first_byte_roles_skip_only_lines_that_match_nothing) {
@@ -448,6 +449,7 @@ BOOST_AUTO_TEST_CASE(first_byte_roles_skip_only_lines_that_match_nothing) {
                                     "irq 16: nobody cared",
                                     "[ INFO: possible recursive locking detected ]",
                                     "x BUG: y"};
+  for (const auto& row : markers_detail::kBootLoaderLines) tails.emplace_back(row.example);
   std::vector<std::string> lines;
   const std::string pads[] = {"", " ", "\t", "  "};
   for (const std::string& t : tails)
@@ -468,6 +470,11 @@ BOOST_AUTO_TEST_CASE(first_byte_roles_skip_only_lines_that_match_nothing) {
       BOOST_TEST_REQUIRE(!match_start(line).has_value(), line);
     }
     if (!(roles & markers_detail::kMayEnd)) BOOST_TEST_REQUIRE((match_end(line) == EndMarker::None), line);
+    if (!(roles & markers_detail::kMayBootLine)) {
+      const std::string_view t = scan::trim_left(line);
+      BOOST_TEST_REQUIRE(!markers_detail::boot_loader_line(t), line);
+      BOOST_TEST_REQUIRE(!(t.starts_with("Linux version ") || t.starts_with("Kernel Offset: ")), line);
+    }
   }
   BOOST_TEST(skipped > 100000);
 }
