@@ -259,8 +259,7 @@ void LogParser::settle_boot_loader() {
   // settle_unprefixed's. Otherwise every report since the banner was opened by a line without
   // the kernel's prefix: they go, unless one of them printed a trace or the kernel's
   // "CPU: N PID: N" line, which no boot loader prints.
-  if (banner <= last_kernel_line_ || !drop_reports_from(banner + 1, DropUnless::FramesOrTask)) return;
-  if (unprefixed_ && unprefixed_->first > banner) unprefixed_.reset();
+  if (banner > last_kernel_line_) drop_reports_from(banner + 1, DropUnless::FramesOrTask);
 }
 
 bool LogParser::drop_reports_from(std::uint32_t first_line, DropUnless unless) {
@@ -284,6 +283,8 @@ bool LogParser::drop_reports_from(std::uint32_t first_line, DropUnless unless) {
     *text = ReportText{};
   }
   std::erase_if(boot_reports_, held_report);
+  // The reports opened without the kernel's prefix from there on are gone: none waits.
+  if (unprefixed_ && unprefixed_->first >= first_line) unprefixed_.reset();
   return true;
 }
 
@@ -463,10 +464,8 @@ bool LogParser::checkpatch_reference(const ReportBuilder& b, std::string_view te
 
 bool LogParser::dropped_checkpatch_warning(std::string_view text) {
   if (!checkpatch_reference(*open_, text)) return false;
-  const std::uint32_t first = open_->report().input.first_line;
-  open_.reset();
-  open_text_ = ReportText{};
-  if (unprefixed_ && unprefixed_->first >= first) unprefixed_.reset();
+  // The open report alone starts there (those before it started earlier), and it has no frames.
+  drop_reports_from(open_->report().input.first_line);
   return true;
 }
 

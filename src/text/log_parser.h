@@ -128,7 +128,8 @@ class LogParser {
   // program's: at the next kernel line, or at the log's end (0). Drops them if so.
   void settle_unprefixed(std::uint32_t next_kernel_line);
   // The reports held that start at or after `first_line` go, unless one of them has frames (or,
-  // FramesOrTask, the kernel's "CPU: N PID: N" line): true if they went.
+  // FramesOrTask, the kernel's "CPU: N PID: N" line), and unprefixed_ with them if it starts
+  // there too: true if they went.
   enum class DropUnless : std::uint8_t { Frames, FramesOrTask };
   bool drop_reports_from(std::uint32_t first_line, DropUnless unless = DropUnless::Frames);
   void flush_boot();
