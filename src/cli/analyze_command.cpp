@@ -49,8 +49,10 @@ int run_analyze(const std::vector<std::string>& args) {
       "and netconsole records, syslog (RFC 3164, 5424), every journalctl -o form, crash's log -m, pstore,\n"
       "mail-reply quotes, terminal captures; LF, CRLF or CR line ends; several boots per log. Where the\n"
       "kernel's lines carry its prefix (time, caller id), start words on lines without it are another\n"
-      "program's (a boot loader's, user space's) and open no report unless a stack trace follows; nor\n"
-      "do the kernel build's and its tools' (kconfig, modpost, depmod, a checker's file:line:, checkpatch)");
+      "program's (a boot loader's, user space's) and open no report unless a stack trace follows; where\n"
+      "they do not, a boot loader's lines between its banner (U-Boot, coreboot, depthcharge, TF-A) and its\n"
+      "hand-over to the kernel open none; nor do the kernel build's and its tools' (kconfig, modpost,\n"
+      "depmod, a checker's file:line:, checkpatch)");
   opts.add_options()("help,h", "show this help")("format,f", po::value(&format)->default_value("text"),
                                                  "output format: text or json")(
       "color", po::value(&colour)->default_value("auto"), "colour in text output: auto, always or never")(
