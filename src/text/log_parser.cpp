@@ -274,7 +274,7 @@ bool LogParser::drop_reports_from(std::uint32_t first_line, DropUnless unless) {
     return !r.frames.empty() || (unless == DropUnless::FramesOrTask && (r.pid || r.cpu));
   };
   for (const auto& [b, text] : reading)
-    if (held(*b) && ((*b)->has_frames() || kernels((*b)->report()))) return false;
+    if (held(*b) && kernels((*b)->report())) return false;
   for (const Report& r : boot_reports_)
     if (held_report(r) && kernels(r)) return false;
   for (const auto& [b, text] : reading) {
@@ -290,9 +290,9 @@ bool LogParser::drop_reports_from(std::uint32_t first_line, DropUnless unless) {
 
 // "Linux version 6.1.0-57-cloud-amd64 (...)" opens a boot; "Kernel Offset: 0x..." (printed at
 // panic, by dump_kernel_offset) may stand outside any report.
-void LogParser::learn_boot_line(std::string_view text, std::uint32_t number, bool kernel_prefixed) {
+void LogParser::learn_boot_line(std::string_view text, std::uint32_t number, bool prefixed) {
   std::string_view s = text;  // these lines start their message (printk prints them unindented)
-  if (!kernel_prefixed) {
+  if (!prefixed) {
     // A boot loader's banner opens the stretch its lines fill; the hand-over to the kernel (or
     // the log's end, finish()) settles it. ("Linux version " is a hand-over and read on below.)
     if (const markers_detail::BootLoaderLine* row = markers_detail::boot_loader_line(s)) {

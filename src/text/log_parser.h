@@ -118,9 +118,10 @@ class LogParser {
     std::optional<std::string> release;
     std::vector<std::string> modules;
   };
-  // A line whose first byte may open one of the lines of a boot (kBootLineFirstBytes): the
-  // kernel's banner, its KASLR offset, a boot loader's banner or hand-over.
-  void learn_boot_line(std::string_view text, std::uint32_t number, bool kernel_prefixed);
+  // A line whose first byte may open one of the lines of a boot (markers_detail::kMayBootLine):
+  // the kernel's banner, its KASLR offset, a boot loader's banner or hand-over (read on a line
+  // without the kernel's prefix only: `prefixed` false).
+  void learn_boot_line(std::string_view text, std::uint32_t number, bool prefixed);
   // The reports a boot loader's stretch opened (since boot_loader_line_) go: at its hand-over to
   // the kernel, or at the log's end when the kernel never printed.
   void settle_boot_loader();
