@@ -541,6 +541,7 @@ constexpr std::array<std::uint8_t, 256> kRoles = [] {
   for (const char c : {'-', 'K', 'k'}) roles[static_cast<unsigned char>(c)] |= kMayEnd;
   for (const BootLoaderLine& row : kBootLoaderLines) roles[static_cast<unsigned char>(row.prefix[0])] |= kMayBootLine;
   for (const char c : {'L', 'K'}) roles[static_cast<unsigned char>(c)] |= kMayBootLine;  // Linux version, Kernel Offset
+  roles['['] |= kMayBootLine;  // coreboot's level before its banner (boot_loader_line)
   return roles;
 }();
 const std::array<std::uint8_t, 256> kFirstByteRoles = kRoles;
@@ -679,6 +680,9 @@ EndMarker match_end_lines(std::string_view s) {
 }
 
 const BootLoaderLine* boot_loader_line(std::string_view text) {
+  // coreboot 4.19+ may open each line with its level, "[%-5s]  " ("[NOTE ]  coreboot-... starting",
+  // CONFIG_CONSOLE_USE_LOGLEVEL_PREFIX, src/console/printk.c; KernelCI's Chromebooks print it).
+  if (text.size() > 9 && text[0] == '[' && text[6] == ']' && text[7] == ' ' && text[8] == ' ') text.remove_prefix(9);
   if (text.empty()) return nullptr;
   for (const BootLoaderLine& row : kBootLoaderLines)
     if (row.prefix[0] == text[0] && text.starts_with(row.prefix)) return &row;

@@ -222,6 +222,26 @@ BOOST_AUTO_TEST_CASE(a_log_whose_kernel_never_printed_has_no_report) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(coreboots_level_prefix_and_colours_still_open_the_stretch) {
+  // coreboot 4.19+ with CONFIG_CONSOLE_USE_LOGLEVEL_PREFIX and ANSI colours, as KernelCI's
+  // Chromebooks print it (kernelci/logspec linux_boot_008): its warning is "[WARN ]  WARNING: ...".
+  for (const std::string_view level : {"NOTE ", "INFO ", "DEBUG", "SPEW "})
+    for (const std::string_view end : kLineEnds) BOOST_TEST_CONTEXT(level) {
+        const std::string banner = "\x1b[1m[" + std::string(level) +
+                                   "]  coreboot-v1.9308_26_0.0.22-29290-gbc6a2a1197a Tue May 14 10:29:19 UTC 2024 "
+                                   "bootblock starting (log level: 8)...\x1b[0m";
+        const std::string log = joined({{banner, "\x1b[0m[WARN ]  WARNING: RO_VPD is uninitialized or empty.\x1b[0m",
+                                         "\x1b[0m[DEBUG]  FMAP: area RW_VPD found @ 615000 (8192 bytes)\x1b[0m",
+                                         "Starting depthcharge on Steelix...", "Starting kernel ..."}},
+                                       end);
+        BOOST_TEST(parse_log(log, "t").empty());
+      }
+  BOOST_TEST(markers_detail::boot_loader_line("[NOTE ]  coreboot-v1 bootblock starting") ==
+             markers_detail::boot_loader_line("coreboot-v1 bootblock starting"));
+  BOOST_TEST(!markers_detail::boot_loader_line("[drm] coreboot-v1"));
+  BOOST_TEST(!markers_detail::boot_loader_line("[NOTE ] coreboot-v1"));
+}
+
 BOOST_AUTO_TEST_CASE(the_rows_are_exact_and_read_on_unprefixed_lines_only) {
   for (const auto& row : markers_detail::kBootLoaderLines) {
     BOOST_TEST_CONTEXT(row.source) {
