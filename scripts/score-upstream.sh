@@ -6,12 +6,13 @@
 # Usage: scripts/score-upstream.sh BTAUDIT MIRRORS [SCORE_PY]
 #   MIRRORS holds bare git repositories (as the search tool's fetch leaves them,
 #   MIRRORS/<owner>+<name>/repo): google+syzkaller, clearlinux+telemetrics-client,
-#   abrt+satyr, abrt+abrt, intel+lkp-tests, kernelci+logspec. Missing ones are skipped.
+#   abrt+satyr, abrt+abrt, intel+lkp-tests, kernelci+logspec, Linaro+squad. Missing ones are skipped.
 #   SCORE_PY: ../shared/tools/score.py by default.
 # Expectations that upstream keeps in test code, not data, are transcribed here the way the
 # shared corpora transcribe them: telemetrics-client's tests/check_probes.c ("#N frame"
-# asserts per oops file), satyr's tests/koops_stacktrace.c (the test_data table) and logspec's
-# tests/test_*.py (pytest's parametrize literals).
+# asserts per oops file), satyr's tests/koops_stacktrace.c (the test_data table), logspec's
+# tests/test_*.py (pytest's parametrize literals) and squad's test_linux_log_parser.py (its
+# assertIn lines, in tests/corpus/squad_rates.py).
 set -euo pipefail
 btaudit=$(realpath "$1")
 mirrors=$(realpath "$2")
@@ -95,6 +96,10 @@ for test, sub in [('test_linux_boot.py', 'linux_boot'), ('test_baseline.py', 'te
 EOF_LOGSPEC
   python3 "$score" "$btaudit" frames --corpora "$work/ls" | sed 's/telemetrics-client, //' || true
   python3 "$root/tests/corpus/logspec_rates.py" "$btaudit" --corpora "$work/ls" | tail -1 || true
+fi
+
+if extract Linaro+squad test/plugins/linux_log_parser "$work/sq/squad"; then
+  python3 "$root/tests/corpus/squad_rates.py" "$btaudit" --corpora "$work/sq" | tail -1 || true
 fi
 
 if extract abrt+abrt tests/examples "$work/ab/abrt"; then

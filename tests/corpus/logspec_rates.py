@@ -16,7 +16,9 @@ Measures, over every log with an expectation:
   logspec_rates.py BTAUDIT [--corpora DIR] [-v]
 Exits 0 when every error is found; 77 when there is no logspec data.
 """
-import argparse, glob, json, os, subprocess, sys
+import glob, json, os, sys
+
+from rates_common import arguments, report_spans
 
 KERNEL_TYPES = ('linux.kernel.bug', 'linux.kernel.warning', 'linux.kernel.panic', 'linux.kernel.ubsan')
 
@@ -32,12 +34,7 @@ def key_of(summary):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('btaudit')
-    here = os.path.dirname(os.path.abspath(__file__))
-    ap.add_argument('--corpora', default=os.path.join(here, '..', '..', '..', 'shared', 'corpora'))
-    ap.add_argument('-v', '--verbose', action='store_true')
-    a = ap.parse_args()
+    a = arguments()
     root = os.path.join(os.path.abspath(a.corpora), 'logspec')
     expected = sorted(glob.glob(os.path.join(root, 'expected', '*.expected.json')))
     if not expected:
@@ -49,10 +46,7 @@ def main():
         log = os.path.join(root, exp['log_file'])
         if not os.path.exists(log):
             continue
-        lines = open(log, 'rb').read().decode('utf-8', 'replace').split('\n')
-        r = subprocess.run([a.btaudit, 'analyze', '--format', 'json', log], capture_output=True, timeout=300)
-        reports = json.loads(r.stdout).get('reports', [])
-        spans = ['\n'.join(lines[rep['input']['first_line'] - 1:rep['input']['last_line']]) for rep in reports]
+        reports, spans = report_spans(a.btaudit, log)
         keys = [key_of(e['error_summary']) for e in exp['expected'].get('errors', []) if e['error_type'] in KERNEL_TYPES]
         used = set()
         for k in keys:
