@@ -4,7 +4,9 @@
 #include <libkdumpfile/kdumpfile.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -12,6 +14,7 @@
 #include "vmcore/diskdump_notes.h"
 #include "vmcore/dump_header_check.h"
 #include "vmcore/flattened_dump.h"
+#include "vmcore/vmcoreinfo_scan.h"
 
 namespace btaudit {
 
@@ -55,7 +58,105 @@ std::unique_ptr<KdumpDump> KdumpDump::open(const std::string& path) {
   } else if (arch.type == KDUMP_STRING && std::strcmp(arch.val.string, KDUMP_ARCH_X86_64) != 0) {
     throw DumpError(path + ": a " + arch.val.string + " dump; btaudit reads x86_64 dumps");
   }
+  if (!d->vmcoreinfo("OSRELEASE")) d->recover_vmcoreinfo();
   return d;
+}
+
+// The dump holds no VMCOREINFO: the kernel's own copy is looked for in its memory
+// (vmcoreinfo_scan.h), every page the file holds read once, and handed to libkdumpfile, which
+// then translates addresses as with the note. A copy is used only when the release it names
+// stands in init_uts_ns where its own SYMBOL(init_uts_ns) says (a stale or forged text fails).
+void KdumpDump::recover_vmcoreinfo() {
+  std::vector<VmcoreinfoCandidate> found;
+  constexpr std::size_t kMaxCandidates = 16;
+  scan_physical_memory([&](std::span<const std::uint8_t> bytes, std::uint64_t phys) {
+    find_vmcoreinfo_texts(bytes, phys, found, kMaxCandidates);
+    return found.size() < kMaxCandidates;
+  });
+  // The longest first: the data page holds CRASHTIME once kdump ran; the note made at boot does not.
+  std::stable_sort(found.begin(), found.end(), [](const VmcoreinfoCandidate& a, const VmcoreinfoCandidate& b) {
+    return a.text.size() > b.text.size();
+  });
+  for (const VmcoreinfoCandidate& c : found) {
+    if (!use_vmcoreinfo(c.text)) continue;
+    char where[32];
+    std::snprintf(where, sizeof where, "%#llx", static_cast<unsigned long long>(c.phys));
+    notes_.push_back(
+        "the dump carries no VMCOREINFO note (QEMU's dump-guest-memory writes none without a "
+        "vmcoreinfo device): the kernel's own copy was read from its memory at physical address " +
+        std::string(where) + " (release " + std::string(vmcoreinfo_value(c.text, "OSRELEASE")) + ")");
+    return;
+  }
+  kdump_clear_attr(ctx_, "linux.vmcoreinfo.raw");
+  kdump_clear_err(ctx_);
+  notes_.push_back(
+      "the dump carries no VMCOREINFO note and no copy of the kernel's was found in its memory "
+      "(a kernel without kdump support keeps none): kernel addresses cannot be translated");
+}
+
+bool KdumpDump::use_vmcoreinfo(const std::string& text) {
+  kdump_blob_t* blob = kdump_blob_new_dup(text.data(), text.size());
+  if (blob == nullptr) return false;
+  kdump_attr_t attr;
+  attr.type = KDUMP_BLOB;
+  attr.val.blob = blob;
+  kdump_status st = KDUMP_OK;
+  in_library("while setting VMCOREINFO", [&] { st = kdump_set_attr(ctx_, "linux.vmcoreinfo.raw", &attr); });
+  if (st != KDUMP_OK) {
+    kdump_clear_err(ctx_);
+    return false;
+  }
+  const std::string release(vmcoreinfo_value(text, "OSRELEASE"));
+  const auto uts = vmcoreinfo_symbol("init_uts_ns");
+  if (!uts) return false;
+  // struct uts_namespace holds a struct new_utsname (sysname, nodename, release: 65 bytes each)
+  // near its start; its release, NUL-terminated, lies in the first few hundred bytes.
+  std::vector<std::uint8_t> bytes(512);
+  const std::size_t got = read(*uts, bytes);
+  const std::string_view seen(reinterpret_cast<const char*>(bytes.data()), got);
+  return seen.find(std::string_view(release.c_str(), release.size() + 1)) != std::string_view::npos;
+}
+
+// Every page the file holds, in runs of contiguous pages, read a chunk at a time with the last
+// bytes of the chunk before it in front (a text that straddles two chunks is read whole).
+void KdumpDump::scan_physical_memory(const std::function<bool(std::span<const std::uint8_t>, std::uint64_t)>& visit) {
+  kdump_attr_t map;
+  if (kdump_get_attr(ctx_, KDUMP_ATTR_FILE_PAGEMAP, &map) != KDUMP_OK || map.type != KDUMP_BITMAP) {
+    kdump_clear_err(ctx_);
+    return;
+  }
+  kdump_attr_t ps;
+  std::uint64_t page = 4096;
+  if (kdump_get_attr(ctx_, KDUMP_ATTR_PAGE_SIZE, &ps) == KDUMP_OK && ps.type == KDUMP_NUMBER && ps.val.number >= 512 &&
+      ps.val.number <= (1U << 20))
+    page = ps.val.number;
+  kdump_clear_err(ctx_);
+  constexpr std::size_t kChunk = std::size_t{1} << 20;
+  constexpr std::size_t kOverlap = 4097;  // a whole text and its NUL
+  std::vector<std::uint8_t> buf(kOverlap + kChunk);
+  kdump_bmp_t* bmp = map.val.bitmap;
+  kdump_addr_t pfn = 0;
+  // Runs of present pages; a dump of 64 TiB in single pages is far fewer runs than this.
+  for (int runs = 0; runs < (1 << 24) && kdump_bmp_find_set(bmp, &pfn) == KDUMP_OK; ++runs) {
+    const kdump_addr_t first = pfn;
+    kdump_addr_t end = pfn;
+    if (kdump_bmp_find_clear(bmp, &end) != KDUMP_OK) break;
+    std::size_t carried = 0;
+    for (std::uint64_t at = first * page; at < end * page;) {
+      std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, end * page - at));
+      kdump_status st = KDUMP_OK;
+      in_library("while reading memory",
+                 [&] { st = kdump_read(ctx_, KDUMP_MACHPHYSADDR, at, buf.data() + carried, &len); });
+      if (st != KDUMP_OK) kdump_clear_err(ctx_);
+      if (len == 0 || len > kChunk) break;
+      if (!visit(std::span<const std::uint8_t>(buf.data(), carried + len), at - carried)) return;
+      const std::size_t keep = std::min(kOverlap, carried + len);
+      std::memmove(buf.data(), buf.data() + carried + len - keep, keep);
+      carried = keep;
+      at += len;
+    }
+    pfn = end;
+  }
 }
 
 void KdumpDump::replace_with_reassembled() {

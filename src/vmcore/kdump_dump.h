@@ -4,6 +4,7 @@
 // Address translation is libkdumpfile's (libaddrxlat), never our own.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +45,9 @@ class KdumpDump final : public MemorySource, public VmcoreInfo {
  private:
   KdumpDump() = default;
   void replace_with_reassembled();
+  void recover_vmcoreinfo();
+  bool use_vmcoreinfo(const std::string& text);
+  void scan_physical_memory(const std::function<bool(std::span<const std::uint8_t>, std::uint64_t)>& visit);
   template <typename F>
   void in_library(const char* what, F&& call) const;
   std::string path_;

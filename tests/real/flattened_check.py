@@ -13,6 +13,8 @@ flat dump, made under $TMPDIR. Exit 77 when the lab has no flat dump (ctest skip
 import argparse, os, shutil, subprocess, sys, tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+from view_compare import VIEWS, first_difference, run_view
+
 ap = argparse.ArgumentParser()
 ap.add_argument('btaudit')
 ap.add_argument('dumps')
@@ -25,12 +27,8 @@ if not flats:
     print('no flattened lab dumps found: skipped (run ../shared/lab/make-lab.sh)')
     sys.exit(77)
 
-VIEWS = [['info'], ['irqstate'], ['bt'], ['log'], ['analyze'], ['--format', 'json', 'analyze']]
-
-
 def run(path, view):
-    r = subprocess.run([args.btaudit, 'vmcore', *view[:-1], path, view[-1]], capture_output=True)
-    return r.returncode, r.stdout.replace(os.fsencode(path), b'DUMP'), r.stderr
+    return run_view(args.btaudit, path, view)
 
 
 def compare(name):
@@ -46,10 +44,7 @@ def compare(name):
         if fs != ts:
             problems.append(f'{label}: exit {fs}, the twin exits {ts}: {fe.decode(errors="replace").strip()}')
         elif fo != to:
-            a, b = fo.decode(errors='replace').splitlines(), to.decode(errors='replace').splitlines()
-            first = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
-            problems.append(f'{label}: output differs from the twin first at line {first + 1} '
-                            f'({len(a)} vs {len(b)} lines)')
+            problems.append(f'{label}: output differs from the twin first at {first_difference(fo, to)}')
         elif b'reassembled' not in fe:
             problems.append(f'{label}: no note on stderr that the flattened file was reassembled')
         elif not fo:

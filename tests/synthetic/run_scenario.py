@@ -144,7 +144,8 @@ def main():
     os.makedirs(workdir, exist_ok=True)
     variant = os.path.splitext(os.path.basename(kernel))[0].replace("synthkernel-", "")
     dump = os.path.join(workdir, f"{name}-{variant}.vmcore")
-    m.write(dump, options.get("paged", False), options.get("compressed", False), options.get("kdump", True))
+    m.write(dump, options.get("paged", False), options.get("compressed", False), options.get("kdump", True),
+            options.get("vmcoreinfo_note", True))
     if options.get("truncate"):
         return truncated(btaudit, kernel, dump, options["truncate"])
     base = [btaudit, "vmcore", dump, "--vmlinux", kernel]
@@ -164,6 +165,11 @@ def main():
     got_notes = doc["dump"]["notes"]
     if len(got_notes) != len(notes) or any(w not in g for w, g in zip(notes, got_notes)):
         errors.append(f"dump notes {got_notes}, expected {notes}")
+    # Without the note the kernel's copy in vmcoreinfo_data was read, and the user is told where.
+    recovered = "no VMCOREINFO note" in tx.stderr and f"{m.sym('vmcoreinfo_data'):x}"[-3:] in tx.stderr
+    if options.get("vmcoreinfo_note", True) == recovered:
+        errors.append(f"stderr {tx.stderr.strip()!r}: the VMCOREINFO found in memory "
+                      f"{'not ' if recovered else ''}expected to be named")
     if errors:
         print("\n".join(errors))
         print(f"FAIL: {name} on {variant} ({dump}); btaudit's text view:\n{tx.stdout}")

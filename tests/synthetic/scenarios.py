@@ -318,7 +318,8 @@ def cpu_without_note(m):
 # name -> (the function that plants it, options: "kaslr" moves the kernel image
 # by that KERNELOFFSET, "truncate" cuts the written dump (in half, or to that many bytes), "cpus" (2),
 # "paged" (/proc/vmcore's layout with page tables), "compressed" (kdump-compressed),
-# "kdump": False (empty crash_notes, as when QEMU dumps the guest)).
+# "kdump": False (empty crash_notes, as when QEMU dumps the guest), "vmcoreinfo_note": False (no
+# VMCOREINFO in the file, as QEMU writes without a vmcoreinfo device: the kernel's copy in its memory)).
 SCENARIOS = {
     "irq_over_idle": (irq_over_idle, {}),
     "irq_over_idle_kaslr": (irq_over_idle, {"kaslr": 0x2A000000}),
@@ -326,6 +327,9 @@ SCENARIOS = {
     "nmi_over_irq_paged": (nmi_over_irq, {"paged": True, "kaslr": 0x1C000000}),
     "nmi_over_irq_compressed": (nmi_over_irq, {"compressed": True}),
     "nested_irq_compressed_qemu": (nested_irq, {"compressed": True, "kdump": False}),
+    "nested_irq_compressed_qemu_no_vmcoreinfo": (nested_irq, {"compressed": True, "kdump": False,
+                                                             "vmcoreinfo_note": False, "kaslr": 0x12000000}),
+    "nmi_over_irq_paged_no_vmcoreinfo": (nmi_over_irq, {"paged": True, "kaslr": 0x1C000000, "vmcoreinfo_note": False}),
     "nested_irq": (nested_irq, {}),
     "irq_over_softirq": (irq_over_softirq, {}),
     "nmi_over_irq": (nmi_over_irq, {}),

@@ -165,6 +165,13 @@ unsigned int nr_cpu_ids = 1;
 void* prb;
 /* note_buf_t __percpu *: where crash_save_cpu() writes each CPU's NT_PRSTATUS note at a kdump panic. */
 void* crash_notes;
+/* The VMCOREINFO text the kernel keeps in its own memory (a .bss array before 4.13, kexec_core.c;
+ * a zeroed page since), and init_uts_ns, whose release it names; the generator fills both. */
+unsigned char vmcoreinfo_data[PAGE_SIZE] __attribute__((aligned(8)));
+struct uts_namespace {
+  int kref;
+  char sysname[65], nodename[65], release[65], version[65], machine[65], domainname[65];
+} init_uts_ns;
 
 #define DEFINE_PER_CPU(type, name) __attribute__((section(".data..percpu"), used)) type name
 #define DEFINE_PER_CPU_PAGE_ALIGNED(type, name) \

@@ -62,6 +62,8 @@ class Machine:
             self.kernel[addr - lo:addr - lo + len(body)] = body
         self.regions[lo] = self.kernel
         self.put_u32(self.sym("nr_cpu_ids"), ncpus)
+        # init_uts_ns.name.release: after the kref and the 65-byte sysname and nodename.
+        self.put(self.sym("init_uts_ns") + 4 + 65 + 65, image.release.encode() + b"\0")
         # Pointers in the image's data as the kernel relocates them: the empty module list.
         self.put_u64(self.sym("modules"), self.sym("modules"))
         self.put_u64(self.sym("modules") + 8, self.sym("modules"))
@@ -239,13 +241,18 @@ class Machine:
         return {"OSRELEASE": self.image.release, "PAGESIZE": PAGE, "KERNELOFFSET": f"{self.image.kaslr:x}",
                 "SYMBOL(_stext)": f"{self.sym('_stext'):x}", "NUMBER(phys_base)": 0, "CRASHTIME": 1764400000,
                 "SYMBOL(init_top_pgt)": f"{self.sym('init_top_pgt'):x}", "NUMBER(pgtable_l5_enabled)": 0,
+                "SYMBOL(init_uts_ns)": f"{self.sym('init_uts_ns'):x}",
                 **self.extra_vmcoreinfo}
 
-    def write(self, path, paged=False, compressed=False, kdump=True):
+    def write(self, path, paged=False, compressed=False, kdump=True, vmcoreinfo_note=True):
         """paged: VMAP'd and entry-area memory only through page tables (paging.py);
         otherwise every region is a PT_LOAD at its own virtual address.
         compressed: a kdump-compressed file of the paged layout's physical pages.
-        kdump: the crash_notes buffers hold the notes (not when QEMU dumped the guest)."""
+        kdump: the crash_notes buffers hold the notes (not when QEMU dumped the guest).
+        vmcoreinfo_note: False leaves VMCOREINFO out of the file (QEMU's dump-guest-memory without
+        a vmcoreinfo device): only the kernel's own copy in vmcoreinfo_data holds it."""
+        text = "".join(f"{k}={v}\n" for k, v in self.vmcoreinfo().items())
+        self.put(self.sym("vmcoreinfo_data"), text.encode() + b"\0")
         for s in self.stacks:
             if s.embedded:
                 self.put(s.base, s.data)
@@ -257,7 +264,8 @@ class Machine:
                 notes.append(elf_core.prstatus(c.index + 1, c.regs))
                 if kdump:
                     self.put(c.percpu + self.crash_notes, notes[-1])
-        notes.append(elf_core.vmcoreinfo(self.vmcoreinfo()))
+        if vmcoreinfo_note:
+            notes.append(elf_core.vmcoreinfo(self.vmcoreinfo()))
         regions = [(a, bytes(d)) for a, d in self.regions.items()]
         regions += [(s.base, bytes(s.data)) for s in self.stacks
                     if not s.embedded]
@@ -267,8 +275,8 @@ class Machine:
                 pm.place(vaddr, data)
             pm.build_page_tables(self.sym("init_top_pgt"))
             if compressed:
-                text = "".join(f"{k}={v}\n" for k, v in self.vmcoreinfo().items())
-                diskdump.write_diskdump(path, pm.pages, b"".join(notes), text, self.image.release, len(self.cpus))
+                diskdump.write_diskdump(path, pm.pages, b"".join(notes), text if vmcoreinfo_note else "",
+                                        self.image.release, len(self.cpus))
                 return
             segments = pm.segments(self.kernel_base, self.kernel_base + len(self.kernel))
         else:

@@ -1,0 +1,20 @@
+"""What the checks that read one dump in two forms share (flattened_check.py,
+no_vmcoreinfo_check.py): the views they print, a run of one with the dump's own path
+replaced, and the line where two outputs part."""
+import os, subprocess
+
+VIEWS = [['info'], ['irqstate'], ['bt'], ['log'], ['analyze'], ['--format', 'json', 'analyze']]
+
+
+def run_view(btaudit, path, view, extra=(), timeout=600):
+    """(exit code, stdout with `path` replaced by DUMP, stderr) of `btaudit vmcore [extra] ... path ACTION`."""
+    r = subprocess.run([btaudit, 'vmcore', *extra, *view[:-1], path, view[-1]], capture_output=True, timeout=timeout)
+    return r.returncode, r.stdout.replace(os.fsencode(path), b'DUMP'), r.stderr
+
+
+def first_difference(a, b):
+    """'line N: A vs B' for the first line where outputs a and b (bytes) differ."""
+    la, lb = a.decode(errors='replace').splitlines(), b.decode(errors='replace').splitlines()
+    n = next((i for i in range(min(len(la), len(lb))) if la[i] != lb[i]), min(len(la), len(lb)))
+    return (f'line {n + 1} ({len(la)} vs {len(lb)} lines): {la[n] if n < len(la) else "(end)"!r} '
+            f'vs {lb[n] if n < len(lb) else "(end)"!r}')
