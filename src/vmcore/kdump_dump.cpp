@@ -63,9 +63,11 @@ std::unique_ptr<KdumpDump> KdumpDump::open(const std::string& path) {
 }
 
 // The dump holds no VMCOREINFO: the kernel's own copy is looked for in its memory
-// (vmcoreinfo_scan.h), every page the file holds read once, and handed to libkdumpfile, which
-// then translates addresses as with the note. A copy is used only when the release it names
-// stands in init_uts_ns where its own SYMBOL(init_uts_ns) says (a stale or forged text fails).
+// (vmcoreinfo_scan.h), every page the file holds read once. A copy is used only when the release
+// it names stands in init_uts_ns where its own SYMBOL(init_uts_ns) says (a stale or forged text
+// fails), and only then handed to libkdumpfile, which translates addresses as with the note.
+// (The check reads physical memory, so that libkdumpfile is given one text at most: 0.5.1
+// leaks when a VMCOREINFO it was given is taken back.)
 void KdumpDump::recover_vmcoreinfo() {
   std::vector<VmcoreinfoCandidate> found;
   constexpr std::size_t kMaxCandidates = 16;
@@ -78,7 +80,7 @@ void KdumpDump::recover_vmcoreinfo() {
     return a.text.size() > b.text.size();
   });
   for (const VmcoreinfoCandidate& c : found) {
-    if (!use_vmcoreinfo(c.text)) continue;
+    if (!names_its_kernel(c.text) || !hand_over_vmcoreinfo(c.text)) continue;
     char where[32];
     std::snprintf(where, sizeof where, "%#llx", static_cast<unsigned long long>(c.phys));
     notes_.push_back(
@@ -87,34 +89,45 @@ void KdumpDump::recover_vmcoreinfo() {
         std::string(where) + " (release " + std::string(vmcoreinfo_value(c.text, "OSRELEASE")) + ")");
     return;
   }
-  kdump_clear_attr(ctx_, "linux.vmcoreinfo.raw");
-  kdump_clear_err(ctx_);
   notes_.push_back(
       "the dump carries no VMCOREINFO note and no copy of the kernel's was found in its memory "
       "(a kernel without kdump support keeps none): kernel addresses cannot be translated");
 }
 
-bool KdumpDump::use_vmcoreinfo(const std::string& text) {
+// x86_64's __pa_symbol: a kernel image address less __START_KERNEL_map, plus phys_base (both
+// in VMCOREINFO: SYMBOL(init_uts_ns), NUMBER(phys_base) from arch_crash_save_vmcoreinfo).
+bool KdumpDump::names_its_kernel(const std::string& text) {
+  constexpr std::uint64_t kStartKernelMap = 0xffffffff80000000ULL;
+  const std::string symbol(vmcoreinfo_value(text, "SYMBOL(init_uts_ns)"));
+  const std::string base(vmcoreinfo_value(text, "NUMBER(phys_base)"));
+  char* end = nullptr;
+  const std::uint64_t uts = std::strtoull(symbol.c_str(), &end, 16);
+  if (symbol.empty() || *end != '\0' || uts < kStartKernelMap) return false;
+  const auto phys_base = static_cast<std::uint64_t>(base.empty() ? 0 : std::strtoll(base.c_str(), &end, 10));
+  // struct uts_namespace holds a struct new_utsname (sysname, nodename, release: 65 bytes each)
+  // near its start; its release, NUL-terminated, lies in the first few hundred bytes.
+  std::vector<std::uint8_t> bytes(512);
+  std::size_t len = bytes.size();
+  kdump_status st = KDUMP_OK;
+  in_library("while reading memory",
+             [&] { st = kdump_read(ctx_, KDUMP_MACHPHYSADDR, uts - kStartKernelMap + phys_base, bytes.data(), &len); });
+  if (st != KDUMP_OK) kdump_clear_err(ctx_);
+  if (len > bytes.size()) return false;
+  const std::string release(vmcoreinfo_value(text, "OSRELEASE"));
+  const std::string_view seen(reinterpret_cast<const char*>(bytes.data()), len);
+  return seen.find(std::string_view(release.c_str(), release.size() + 1)) != std::string_view::npos;
+}
+
+bool KdumpDump::hand_over_vmcoreinfo(const std::string& text) {
   kdump_blob_t* blob = kdump_blob_new_dup(text.data(), text.size());
   if (blob == nullptr) return false;
   kdump_attr_t attr;
   attr.type = KDUMP_BLOB;
-  attr.val.blob = blob;
+  attr.val.blob = blob;  // the attribute takes this reference over, set or not
   kdump_status st = KDUMP_OK;
   in_library("while setting VMCOREINFO", [&] { st = kdump_set_attr(ctx_, "linux.vmcoreinfo.raw", &attr); });
-  if (st != KDUMP_OK) {
-    kdump_clear_err(ctx_);
-    return false;
-  }
-  const std::string release(vmcoreinfo_value(text, "OSRELEASE"));
-  const auto uts = vmcoreinfo_symbol("init_uts_ns");
-  if (!uts) return false;
-  // struct uts_namespace holds a struct new_utsname (sysname, nodename, release: 65 bytes each)
-  // near its start; its release, NUL-terminated, lies in the first few hundred bytes.
-  std::vector<std::uint8_t> bytes(512);
-  const std::size_t got = read(*uts, bytes);
-  const std::string_view seen(reinterpret_cast<const char*>(bytes.data()), got);
-  return seen.find(std::string_view(release.c_str(), release.size() + 1)) != std::string_view::npos;
+  if (st != KDUMP_OK) kdump_clear_err(ctx_);
+  return st == KDUMP_OK;
 }
 
 // Every page the file holds, in runs of contiguous pages, read a chunk at a time with the last

@@ -46,7 +46,8 @@ class KdumpDump final : public MemorySource, public VmcoreInfo {
   KdumpDump() = default;
   void replace_with_reassembled();
   void recover_vmcoreinfo();
-  bool use_vmcoreinfo(const std::string& text);
+  bool names_its_kernel(const std::string& text);
+  bool hand_over_vmcoreinfo(const std::string& text);
   void scan_physical_memory(const std::function<bool(std::span<const std::uint8_t>, std::uint64_t)>& visit);
   template <typename F>
   void in_library(const char* what, F&& call) const;
