@@ -18,7 +18,7 @@ Copies go under $TMPDIR. Exit 77 when the lab has none of the dumps.
 import argparse, os, shutil, struct, sys, tempfile
 from concurrent.futures import ThreadPoolExecutor
 
-from view_compare import VIEWS, first_difference, run_view
+from view_compare import VIEWS, compare_views, run_view
 
 ap = argparse.ArgumentParser()
 ap.add_argument('btaudit')
@@ -77,28 +77,20 @@ def strip_kdump(src, dst):
         f.write(head)
 
 
+def vmlinux_args():
+    return ['--vmlinux', args.vmlinux] if args.vmlinux else []
+
+
 def run(path, view):
-    return run_view(args.btaudit, path, view, ['--vmlinux', args.vmlinux] if args.vmlinux else [])
+    return run_view(args.btaudit, path, view, vmlinux_args())
 
 
 def compare(name, tmp):
     src = os.path.join(args.dumps, name)
     copy = os.path.join(tmp, 'no-vmcoreinfo-' + name)
     (strip_elf if name.endswith('.elf') else strip_kdump)(src, copy)
-    problems = []
     try:
-        for view in VIEWS:
-            cs, co, ce = run(copy, view)
-            os_, oo, oe = run(src, view)
-            label = f"{name} {' '.join(view)}"
-            if cs != os_:
-                problems.append(f'{label}: exit {cs}, the original exits {os_}: {ce.decode(errors="replace").strip()}')
-            elif co != oo:
-                problems.append(f'{label}: output differs from the original first at {first_difference(co, oo)}')
-            elif FOUND not in ce or NONE in ce:
-                problems.append(f'{label}: stderr does not say where VMCOREINFO was found: {ce.decode(errors="replace")!r}')
-            elif not co:
-                problems.append(f'{label}: no output')
+        problems = compare_views(args.btaudit, copy, src, vmlinux_args(), FOUND)
     finally:
         os.unlink(copy)
     return problems

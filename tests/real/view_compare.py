@@ -18,3 +18,24 @@ def first_difference(a, b):
     n = next((i for i in range(min(len(la), len(lb))) if la[i] != lb[i]), min(len(la), len(lb)))
     return (f'line {n + 1} ({len(la)} vs {len(lb)} lines): {la[n] if n < len(la) else "(end)"!r} '
             f'vs {lb[n] if n < len(lb) else "(end)"!r}')
+
+
+def compare_views(btaudit, copy, original, extra=(), stderr_says=None, views=VIEWS):
+    """Problems (strings) of `copy` against `original` over every view: the same exit code and the
+    same output once paths are replaced, some output, and `stderr_says` (bytes) on the copy's
+    stderr when given."""
+    problems = []
+    name = os.path.basename(copy)
+    for view in views:
+        cs, co, ce = run_view(btaudit, copy, view, extra)
+        os_, oo, _ = run_view(btaudit, original, view, extra)
+        label = f"{name} {' '.join(view)}"
+        if cs != os_:
+            problems.append(f'{label}: exit {cs}, the original exits {os_}: {ce.decode(errors="replace").strip()}')
+        elif co != oo:
+            problems.append(f'{label}: output differs from the original first at {first_difference(co, oo)}')
+        elif stderr_says is not None and stderr_says not in ce:
+            problems.append(f'{label}: stderr does not say {stderr_says!r}: {ce.decode(errors="replace")!r}')
+        elif not co:
+            problems.append(f'{label}: no output')
+    return problems
