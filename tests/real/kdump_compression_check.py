@@ -12,11 +12,10 @@ whose compressed pages are all damaged: btaudit must exit 0 or 2 (one line on st
 the file), never by a signal. Copies go under $TMPDIR. Exit 77 when the lab has none of the
 dumps, or a compression library cannot be loaded.
 """
-import argparse, os, subprocess, sys, tempfile
-from concurrent.futures import ThreadPoolExecutor
+import argparse, os, subprocess, sys
 
 from kdump_recompress import PAGE_DESC, Compressors, recompress
-from view_compare import compare_views
+from view_compare import compare_views, run_copies
 
 ap = argparse.ArgumentParser()
 ap.add_argument('btaudit')
@@ -89,20 +88,4 @@ def damaged(tmp):
 
 
 jobs = [(name, how) for name in dumps for how in HOW]
-with tempfile.TemporaryDirectory(prefix='btaudit-kdumpc-') as tmp:
-    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        results = list(pool.map(lambda j: compare(j, tmp), jobs))
-    bad = 0
-    for (name, how), problems in zip(jobs, results):
-        for p in problems:
-            print(p)
-        bad += len(problems)
-        if not problems:
-            print(f'{name} in {how}: 6 views identical to the zlib original')
-    hurt = damaged(tmp)
-    for p in hurt:
-        print(p)
-    bad += len(hurt)
-print(f'{len(jobs)} recompressed dumps x 6 views: {6 * len(jobs) - sum(map(len, results))} identical to the '
-      f'original; {bad} problems')
-sys.exit(1 if bad else 0)
+sys.exit(run_copies(jobs, compare, lambda j: f'{j[0]} in {j[1]}', args.jobs, damaged, 'btaudit-kdumpc-'))

@@ -15,10 +15,9 @@ A further ELF copy has every "OSRELEASE=" of its memory overwritten too (a kerne
 without kdump support keeps no copy): btaudit must say so on stderr, and not crash.
 Copies go under $TMPDIR. Exit 77 when the lab has none of the dumps.
 """
-import argparse, os, shutil, struct, sys, tempfile
-from concurrent.futures import ThreadPoolExecutor
+import argparse, os, shutil, struct, sys
 
-from view_compare import VIEWS, compare_views, run_view
+from view_compare import compare_views, run_copies, run_view
 
 ap = argparse.ArgumentParser()
 ap.add_argument('btaudit')
@@ -124,20 +123,5 @@ def no_copy_at_all(tmp):
     return problems
 
 
-with tempfile.TemporaryDirectory(prefix='btaudit-novmci-') as tmp:
-    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        results = list(pool.map(lambda n: compare(n, tmp), dumps))
-    bad = 0
-    for name, problems in zip(dumps, results):
-        for p in problems:
-            print(p)
-        bad += len(problems)
-        if not problems:
-            print(f'{name} without VMCOREINFO: {len(VIEWS)} views identical to the original')
-    none = no_copy_at_all(tmp)
-    for p in none:
-        print(p)
-    bad += len(none)
-print(f'{len(dumps)} dumps without VMCOREINFO x {len(VIEWS)} views: '
-      f'{len(dumps) * len(VIEWS) - sum(map(len, results))} identical to the original; {bad} problems')
-sys.exit(1 if bad else 0)
+sys.exit(run_copies(dumps, compare, lambda n: f'{n} without VMCOREINFO', args.jobs, no_copy_at_all,
+                    'btaudit-novmci-'))

@@ -39,3 +39,24 @@ def compare_views(btaudit, copy, original, extra=(), stderr_says=None, views=VIE
         elif not co:
             problems.append(f'{label}: no output')
     return problems
+
+
+def run_copies(jobs, compare, label, workers, then=None, prefix='btaudit-copies-'):
+    """Runs compare(job, tmp) for every job in a temporary folder (in `workers` threads), prints each
+    job's problems or label(job) when it has none, then then(tmp)'s problems; prints the summary
+    line and returns the exit status (1 when anything was wrong)."""
+    import sys, tempfile
+    from concurrent.futures import ThreadPoolExecutor
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            results = list(pool.map(lambda j: compare(j, tmp), jobs))
+        for job, problems in zip(jobs, results):
+            print('\n'.join(problems) if problems else f'{label(job)}: {len(VIEWS)} views identical to the original')
+        more = then(tmp) if then else []
+        for p in more:
+            print(p)
+    bad = sum(map(len, results)) + len(more)
+    print(f'{len(jobs)} copies x {len(VIEWS)} views: {len(jobs) * len(VIEWS) - sum(map(len, results))} identical '
+          f'to the original; {bad} problems')
+    sys.stdout.flush()
+    return 1 if bad else 0
