@@ -30,6 +30,8 @@ void write_stdout(const std::string& s) { std::fwrite(s.data(), 1, s.size(), std
 
 void print_info(KdumpDump& dump) {
   std::cout << "dump:     " << dump.path() << " (" << dump.format() << ")\n";
+  if (!dump.vmcoreinfo_from_memory().empty())
+    std::cout << "vmcoreinfo: none in the file; " << dump.vmcoreinfo_from_memory() << "\n";
   if (auto r = dump.vmcoreinfo("OSRELEASE")) std::cout << "release:  " << *r << "\n";
   if (auto o = dump.vmcoreinfo("KERNELOFFSET")) std::cout << "KASLR:    0x" << *o << " (VMCOREINFO KERNELOFFSET)\n";
   if (auto c = dump.vmcoreinfo("CRASHTIME"))

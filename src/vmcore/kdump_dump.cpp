@@ -83,6 +83,7 @@ void KdumpDump::recover_vmcoreinfo() {
     if (!names_its_kernel(c.text) || !hand_over_vmcoreinfo(c.text)) continue;
     char where[32];
     std::snprintf(where, sizeof where, "%#llx", static_cast<unsigned long long>(c.phys));
+    vmcoreinfo_from_memory_ = "the kernel's copy in memory at physical address " + std::string(where);
     notes_.push_back(
         "the dump carries no VMCOREINFO note (QEMU's dump-guest-memory writes none without a "
         "vmcoreinfo device): the kernel's own copy was read from its memory at physical address " +

@@ -41,6 +41,9 @@ class KdumpDump final : public MemorySource, public VmcoreInfo {
   DumpFacts facts();
   // What the caller should tell the user about how the file was read (a flattened dump reassembled).
   const std::vector<std::string>& notes() const { return notes_; }
+  // Where VMCOREINFO came from when the file carries none: "the kernel's copy in memory at 0x..."
+  // (recover_vmcoreinfo), "" when the file holds it or no copy was found.
+  const std::string& vmcoreinfo_from_memory() const { return vmcoreinfo_from_memory_; }
 
  private:
   KdumpDump() = default;
@@ -54,6 +57,7 @@ class KdumpDump final : public MemorySource, public VmcoreInfo {
   std::string path_;
   std::string data_path_;  // where the dump's bytes are when not at path_ (a reassembled copy)
   std::vector<std::string> notes_;
+  std::string vmcoreinfo_from_memory_;
   int fd_ = -1;
   _kdump_ctx* ctx_ = nullptr;
   mutable bool faulted_ = false;  // libkdumpfile faulted: ctx_ must not be used again

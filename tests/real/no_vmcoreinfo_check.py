@@ -10,7 +10,8 @@ else: an ELF core's note is renamed (the note is then another owner's, which eve
 skips), a kdump-compressed file's sub-header says it holds none and its notes' copy is
 renamed. btaudit must find the kernel's own copy in the dump's memory and print every view
 (info, irqstate, bt, log, analyze, and analyze as JSON) byte for byte as on the original,
-once the dump's path is replaced, and say on stderr where it found the copy.
+once the dump's path is replaced (info adds a line saying where VMCOREINFO came from), and say
+on stderr where it found the copy.
 A further ELF copy has every "OSRELEASE=" of its memory overwritten too (a kernel built
 without kdump support keeps no copy): btaudit must say so on stderr, and not crash.
 Copies go under $TMPDIR. Exit 77 when the lab has none of the dumps.
@@ -89,7 +90,8 @@ def compare(name, tmp):
     copy = os.path.join(tmp, 'no-vmcoreinfo-' + name)
     (strip_elf if name.endswith('.elf') else strip_kdump)(src, copy)
     try:
-        problems = compare_views(args.btaudit, copy, src, vmlinux_args(), FOUND)
+        problems = compare_views(args.btaudit, copy, src, vmlinux_args(), FOUND,
+                                 copy_line=b'vmcoreinfo: none in the file; the kernel\'s copy in memory at ')
     finally:
         os.unlink(copy)
     return problems
