@@ -145,6 +145,22 @@ void KdumpDump::scan_physical_memory(const std::function<bool(std::span<const st
       ps.val.number <= (1U << 20))
     page = ps.val.number;
   kdump_clear_err(ctx_);
+  // read(2), not mmap(2), for the scan: pages mapped once and kept mapped by libkdumpfile's cache
+  // would count in the process's RSS, the size of the dump (532 MB for a 512 MiB ELF dump).
+  kdump_attr_t policy;
+  const bool had_policy =
+      kdump_get_attr(ctx_, KDUMP_ATTR_FILE_MMAP_POLICY, &policy) == KDUMP_OK && policy.type == KDUMP_NUMBER;
+  kdump_clear_err(ctx_);
+  kdump_set_number_attr(ctx_, KDUMP_ATTR_FILE_MMAP_POLICY, KDUMP_MMAP_NEVER);
+  struct RestorePolicy {
+    _kdump_ctx* ctx;
+    bool had;
+    kdump_num_t value;
+    ~RestorePolicy() {
+      if (had) kdump_set_number_attr(ctx, KDUMP_ATTR_FILE_MMAP_POLICY, value);
+      kdump_clear_err(ctx);
+    }
+  } restore{ctx_, had_policy, had_policy ? policy.val.number : 0};
   constexpr std::size_t kChunk = std::size_t{1} << 20;
   constexpr std::size_t kOverlap = 4097;  // a whole text and its NUL
   std::vector<std::uint8_t> buf(kOverlap + kChunk);
