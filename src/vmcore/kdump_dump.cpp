@@ -131,8 +131,8 @@ bool KdumpDump::hand_over_vmcoreinfo(const std::string& text) {
   return st == KDUMP_OK;
 }
 
-// Every page the file holds, in runs of contiguous pages, read a chunk at a time with the last
-// bytes of the chunk before it in front (a text that straddles two chunks is read whole).
+// Every page the file holds, read a chunk at a time with the last bytes of the chunk before it
+// in front (a text that straddles two chunks is read whole).
 void KdumpDump::scan_physical_memory(const std::function<bool(std::span<const std::uint8_t>, std::uint64_t)>& visit) {
   kdump_attr_t map;
   if (kdump_get_attr(ctx_, KDUMP_ATTR_FILE_PAGEMAP, &map) != KDUMP_OK || map.type != KDUMP_BITMAP) {
@@ -165,27 +165,34 @@ void KdumpDump::scan_physical_memory(const std::function<bool(std::span<const st
   constexpr std::size_t kOverlap = 4097;  // a whole text and its NUL
   std::vector<std::uint8_t> buf(kOverlap + kChunk);
   kdump_bmp_t* bmp = map.val.bitmap;
-  kdump_addr_t pfn = 0;
-  // Runs of present pages; a dump of 64 TiB in single pages is far fewer runs than this.
-  for (int runs = 0; runs < (1 << 24) && kdump_bmp_find_set(bmp, &pfn) == KDUMP_OK; ++runs) {
-    const kdump_addr_t first = pfn;
-    kdump_addr_t end = pfn;
-    if (kdump_bmp_find_clear(bmp, &end) != KDUMP_OK) break;
-    std::size_t carried = 0;
-    for (std::uint64_t at = first * page; at < end * page;) {
-      std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, end * page - at));
-      kdump_status st = KDUMP_OK;
-      in_library("while reading memory",
-                 [&] { st = kdump_read(ctx_, KDUMP_MACHPHYSADDR, at, buf.data() + carried, &len); });
-      if (st != KDUMP_OK) kdump_clear_err(ctx_);
-      if (len == 0 || len > kChunk) break;
-      if (!visit(std::span<const std::uint8_t>(buf.data(), carried + len), at - carried)) return;
-      const std::size_t keep = std::min(kOverlap, carried + len);
-      std::memmove(buf.data(), buf.data() + carried + len - keep, keep);
-      carried = keep;
-      at += len;
+  // Forward from one present page to the next: the page map is asked only where the next present
+  // page is (libkdumpfile 0.5.1's answer to where a run of them ends is wrong for ELF cores whose
+  // PT_LOADs overlap, as QEMU's paging dumps' do: it jumped back and ended the scan), and a read
+  // stops at the first page it cannot give. Every step moves on by a page at least.
+  std::size_t carried = 0;
+  std::uint64_t at = 0;
+  for (std::uint64_t steps = 0; steps < (std::uint64_t{1} << 28); ++steps) {
+    kdump_addr_t next = at / page;
+    if (kdump_bmp_find_set(bmp, &next) != KDUMP_OK) break;
+    if (next > at / page) {  // a hole: nothing carried across it
+      at = next * page;
+      carried = 0;
     }
-    pfn = end;
+    std::size_t len = kChunk;
+    kdump_status st = KDUMP_OK;
+    in_library("while reading memory",
+               [&] { st = kdump_read(ctx_, KDUMP_MACHPHYSADDR, at, buf.data() + carried, &len); });
+    if (st != KDUMP_OK) kdump_clear_err(ctx_);
+    if (len == 0 || len > kChunk) {  // this page cannot be read: the next one
+      at = (at / page + 1) * page;
+      carried = 0;
+      continue;
+    }
+    if (!visit(std::span<const std::uint8_t>(buf.data(), carried + len), at - carried)) return;
+    const std::size_t keep = std::min(kOverlap, carried + len);
+    std::memmove(buf.data(), buf.data() + carried + len - keep, keep);
+    carried = keep;
+    at += len;
   }
 }
 
