@@ -12,6 +12,12 @@ constexpr std::uint64_t kMaxSweepBytes = 64 * 1024;  // functions longer than th
 constexpr std::size_t kMaxSweepInsns = 20000;
 constexpr int kMaxTailDepth = 3;
 constexpr std::size_t kMaxVisited = 64;
+// The most NOP bytes an ALTERNATIVE pads its original with: a replacement is one instruction or a
+// few (at most 15 bytes each), and a padded call site is a short call ("call *%rsi", 2 bytes)
+// standing for a longer one (a retpoline thunk's 5, "lfence; call *%rsi"'s 5).
+constexpr std::uint64_t kMaxAlternativePadding = 13;
+// The instructions before the return address the sweep remembers, for padding.
+constexpr std::size_t kRecentInsns = 16;
 constexpr std::uint64_t kMaxTailScanBytes = 64 * 1024;  // x64_sys_call is one big switch of tail calls
 
 bool is_call(FlowKind f) { return f == FlowKind::CallDirect || f == FlowKind::CallIndirect; }
@@ -74,18 +80,50 @@ CallSiteFinding CallSiteChecker::decode_call(std::uint64_t ret, const std::optio
       std::uint64_t prev = 0;
       std::size_t count = 0;
       bool ok = true;
+      // The last instructions' starts and whether each is a NOP or a call (a ring).
+      struct Recent {
+        std::uint64_t start = 0;
+        std::uint8_t length = 0;
+        bool nop = false;
+        bool call = false;
+      };
+      std::array<Recent, kRecentInsns> recent{};
+      std::size_t decoded = 0;
       while (pos < len && count++ < kMaxSweepInsns) {
         auto d = decoder_.decode(std::span(bytes).subspan(pos), function->address + pos);
         if (!d || d->length == 0) {
           ok = false;
           break;
         }
+        recent[decoded++ % kRecentInsns] = Recent{pos, d->length, d->nop, is_call(d->flow)};
         prev = pos;
         pos += d->length;
       }
       if (ok && pos == len) {
         insn_start = function->address + prev;
         out.note = "forward sweep from " + function->name;
+        // ALTERNATIVE (arch/x86/include/asm/alternative.h) pads an original shorter than its
+        // replacement with NOPs, and boot-time patching writes the replacement over both: a call
+        // followed only by NOPs up to the return address is a call site in memory (5.8-5.11's
+        // asm_call_on_stack: "call *%rsi" padded for the retpoline thunk's call).
+        // Only inside the function: NOPs that align the next function after a call to a noreturn
+        // function end this one, and a word there is the next function's address.
+        const bool inside = function->size == 0 || len < function->size;
+        std::size_t back = 0;
+        while (inside && back < decoded && back < kRecentInsns && recent[(decoded - 1 - back) % kRecentInsns].nop &&
+               len - recent[(decoded - 1 - back) % kRecentInsns].start <= kMaxAlternativePadding)
+          ++back;
+        if (inside && back > 0 && back < decoded && back < kRecentInsns) {
+          const Recent& call = recent[(decoded - 1 - back) % kRecentInsns];
+          if (call.call && len - call.start - call.length <= kMaxAlternativePadding) {
+            out.decided = true;
+            out.site.kind = CallKind::Indirect;
+            out.site.address = function->address + call.start;
+            out.site.insn = decoder_.format(std::span(bytes).subspan(call.start), function->address + call.start);
+            out.note = "call site patched at boot: the file's call is padded with NOPs to its alternative's length";
+            return out;
+          }
+        }
       } else if (ok && pos > len) {
         // The return address falls inside an instruction of the file. When
         // that instruction is a call, boot-time patching (paravirt,

@@ -30,6 +30,12 @@ bool apply_call_site_evidence(bool reliable, bool asm_frame, Verdict& verdict, R
   }
   if (reason == Reason::FunctionStart) {
     // Already certain without the code: a function's first byte is a pointer, not a return address.
+  } else if (no_call && e.at_symbol_end) {
+    // Padding, not a call, before the next symbol's first byte: what the word holds is that
+    // function's address. (A return address after a noreturn call that ends a function, such as
+    // "nmi_panic.cold+0xc/0xc", has its call before it and is not taken for one.)
+    verdict = Verdict::Stale;
+    reason = Reason::FunctionStart;
   } else if (no_call) {
     verdict = Verdict::Stale;
     reason = Reason::NoCallBefore;

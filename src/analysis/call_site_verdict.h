@@ -1,6 +1,7 @@
 // The verdict the machine code before a return address gives a frame, for
 // printed traces (debug_analysis.h) and walked stacks (walk_verdicts.h) alike:
-// not preceded by a call, proven stale; a direct call that cannot reach the
+// not preceded by a call, proven stale (a function pointer when the word is the next symbol's
+// first byte); a direct call that cannot reach the
 // frame above, likely stale; otherwise plausible, unless a text or dump rule
 // already showed the slot is not on the live chain. A reliable frame that
 // fails the check keeps its verdict and is flagged as corruption evidence.
@@ -18,6 +19,10 @@ struct CallSiteEvidence {
   const CallSiteFinding& finding;
   Reach reach = Reach::Unknown;  // of a direct call, to the frame above
   std::string above;             // the frame above's function, for the note
+  // The word is where the symbol printed for it ends (offset == size, kernel-style sizes): the
+  // next symbol's first byte. Before 6.2 (no __pfx_ padding symbols) %pB prints a pointer to a
+  // function f as "g+size/size", g the function laid out before f.
+  bool at_symbol_end = false;
 };
 
 // Stale verdicts that a real call site does not overturn: the unwinder (or the

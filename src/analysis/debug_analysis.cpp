@@ -232,7 +232,8 @@ void apply_debuginfo(Report& r, KernelDebugInfo& info, const CheckBudget& budget
       // Entry and start-up assembly pushes return addresses by hand
       // (secondary_startup_64's lretq): their call sites prove nothing.
       const bool asm_frame = f.function && (is_chain_terminal(*f.function) || is_entry_code(*f.function));
-      const CallSiteEvidence evidence{finding, reach, above != kNone ? where[above]->function.name : std::string()};
+      const CallSiteEvidence evidence{finding, reach, above != kNone ? where[above]->function.name : std::string(),
+                                      f.offset && f.size && *f.size != 0 && *f.offset == *f.size};
       if (apply_call_site_evidence(!f.printed_unreliable, asm_frame, f.verdict, f.reason, *f.debug, evidence))
         above = i;
     }

@@ -119,7 +119,8 @@ void judge_walk(StackWalk& walk, KernelDebugInfo& info, DumpSymbols& symbols, Du
       }
     }
     const bool asm_frame = f.function && (is_chain_terminal(*f.function) || is_entry_code(*f.function));
-    const CallSiteEvidence evidence{finding, reach, up && where[above] ? where[above]->function.name : std::string()};
+    const CallSiteEvidence evidence{finding, reach, up && where[above] ? where[above]->function.name : std::string(),
+                                    f.function && f.size != 0 && f.offset == f.size};
     if (apply_call_site_evidence(f.reliable(), asm_frame, f.verdict, f.reason, *f.debug, evidence)) above = i;
   }
   if (auto t = deadline.truncation()) walk.truncated.push_back(std::move(*t));

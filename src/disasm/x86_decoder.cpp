@@ -38,6 +38,7 @@ std::optional<DecodedInsn> X86Decoder::decode(std::span<const std::uint8_t> byte
     case ZYDIS_MNEMONIC_RET: d.flow = FlowKind::Return; break;
     case ZYDIS_MNEMONIC_UD2:
     case ZYDIS_MNEMONIC_INT3: d.flow = FlowKind::Trap; break;
+    case ZYDIS_MNEMONIC_NOP: d.nop = true; break;
     default:
       if (insn.meta.category == ZYDIS_CATEGORY_COND_BR && relative) d.flow = FlowKind::CondJump;
       break;

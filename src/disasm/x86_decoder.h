@@ -16,6 +16,7 @@ struct DecodedInsn {
   FlowKind flow = FlowKind::Other;
   std::optional<std::uint64_t> target;  // for direct calls and jumps
   std::uint64_t rel_offset = 0;         // byte offset of the relative displacement (for relocations)
+  bool nop = false;                     // a NOP of any length (0x90, 0f 1f /0, ...): padding
 };
 
 class X86Decoder {

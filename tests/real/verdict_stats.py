@@ -51,4 +51,6 @@ proven = reasons[('stale', 'no_call_before')]
 stale = sum(n for (v, _), n in reasons.items() if v == 'stale')
 print(f"'?' frames proven stale (no call before): {proven}/{q} = {100.0 * proven / max(1, q):.1f}%; "
       f"stale in all: {stale}/{q} = {100.0 * stale / max(1, q):.1f}%")
-sys.exit(1 if false_stale else 0)
+# Nothing in a lab's stacks is corrupt: a reliable frame flagged as evidence of corruption is a
+# call site the check misread (5.10's asm_call_irq_on_stack, whose call the file pads with NOPs).
+sys.exit(1 if false_stale or flagged else 0)

@@ -1,12 +1,16 @@
 // The dump side above the walker, on walks the tests build by hand: names from
 // a symbol provider (the %pB rule), the words of each stack, the view a
-// command shows, the cross-check by printing convention, the call-site
+// command shows, the cross-check by printing convention, the call-site check on code bytes and its
 // verdict policy, the reasons' table, and the dump renderer's text, JSON,
 // words and SVG. No dump file and no debuginfo: model in, model or bytes out.
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <span>
+#include <vector>
 
+#include "analysis/call_site_check.h"
 #include "analysis/call_site_verdict.h"
 #include "analysis/crosscheck.h"
 #include "analysis/stack_words.h"
@@ -419,6 +423,44 @@ BOOST_AUTO_TEST_CASE(a_function_pointer_stays_a_function_pointer) {
   BOOST_TEST(r == Reason::FunctionStart);
 }
 
+// Before 6.2 a pointer to f prints as "g+size/size" (g laid out before f, %pB's minus one):
+// padding before it makes it f's address; a call before it, a return address after a noreturn
+// call that ends g. Every prior reason and every kind of site is tried.
+BOOST_AUTO_TEST_CASE(padding_before_the_next_symbols_first_byte_makes_a_function_pointer) {
+  for (Reason prior : {Reason::StaleByOrc, Reason::AfterUnwindError, Reason::SkippedByUnwinder, Reason::ReportingPath,
+                       Reason::ScannedTextAddress}) {
+    for (CallKind kind : {CallKind::None, CallKind::Direct, CallKind::Indirect}) {
+      for (bool at_end : {false, true}) {
+        Verdict v = Verdict::Plausible;
+        Reason r = prior;
+        FrameDebugInfo d;
+        const CallSiteFinding f = finding(kind);
+        CallSiteEvidence e{f, Reach::Unknown, ""};
+        e.at_symbol_end = at_end;
+        const bool live = apply_call_site_evidence(false, false, v, r, d, e);
+        BOOST_TEST_CONTEXT("prior " << reason_code(prior) << ", call kind " << static_cast<int>(kind) << ", at end "
+                                    << at_end) {
+          if (kind == CallKind::None) {
+            BOOST_TEST(!live);
+            BOOST_TEST(r == (at_end ? Reason::FunctionStart : Reason::NoCallBefore));
+          } else {
+            BOOST_TEST(r != Reason::FunctionStart);
+          }
+        }
+      }
+    }
+  }
+  // A reliable frame at a symbol's end (a noreturn call's return address) keeps its reason.
+  Verdict v = Verdict::Reliable;
+  Reason r = Reason::Orc;
+  FrameDebugInfo d;
+  const CallSiteFinding f = finding(CallKind::Direct);
+  CallSiteEvidence e{f, Reach::Unknown, ""};
+  e.at_symbol_end = true;
+  BOOST_TEST(apply_call_site_evidence(true, false, v, r, d, e));
+  BOOST_TEST(r == Reason::Orc);
+}
+
 BOOST_AUTO_TEST_CASE(a_reliable_frame_failing_the_check_is_flagged_not_relabelled) {
   Verdict v = Verdict::Reliable;
   Reason r = Reason::Orc;
@@ -430,6 +472,132 @@ BOOST_AUTO_TEST_CASE(a_reliable_frame_failing_the_check_is_flagged_not_relabelle
   FrameDebugInfo asm_d;
   apply_call_site_evidence(true, true, v, r, asm_d, {f, Reach::Unknown, ""});
   BOOST_TEST(!asm_d.corruption_evidence);  // entry assembly pushes return addresses by hand
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// The instruction before a return address, from the code bytes alone (CallSiteChecker over a
+// CodeSource holding one function). ALTERNATIVE pads an original shorter than its replacement
+// with NOPs, and patching at boot writes the replacement over both: 5.8-5.11's asm_call_on_stack
+// is "call *%rsi; nop; nop; nop", a retpoline thunk's 5-byte call in memory.
+BOOST_AUTO_TEST_SUITE(call_site_check)
+
+namespace {
+constexpr std::uint64_t kBase = 0xffffffff81a010d8;
+
+class OneFunction final : public CodeSource {
+ public:
+  // The function, after the int3 padding that ends the one before it.
+  explicit OneFunction(const std::vector<std::uint8_t>& code) : code_(kBefore, 0xcc) {
+    code_.insert(code_.end(), code.begin(), code.end());
+  }
+  std::size_t read_code(std::uint64_t address, std::span<std::uint8_t> out) override {
+    const std::uint64_t first = kBase - kBefore;
+    if (address < first || address >= first + code_.size()) return 0;
+    const std::size_t n = std::min<std::size_t>(out.size(), code_.size() - (address - first));
+    std::copy_n(code_.begin() + static_cast<std::ptrdiff_t>(address - first), n, out.begin());
+    return n;
+  }
+  std::optional<Symbol> symbol_at(std::uint64_t) override { return std::nullopt; }
+  std::optional<Symbol> relocation_target(std::uint64_t) override { return std::nullopt; }
+
+ private:
+  static constexpr std::size_t kBefore = 32;
+  std::vector<std::uint8_t> code_;
+};
+
+// push rbp; mov rbp, rsp; mov [rdi], rsp; mov rsp, rdi; mov rdi, rdx: then the site.
+const std::vector<std::uint8_t> kPrologue = {0x55, 0x48, 0x89, 0xe5, 0x48, 0x89, 0x27,
+                                             0x48, 0x89, 0xfc, 0x48, 0x89, 0xd7};
+// leave; ret; int3 padding to the next function.
+const std::vector<std::uint8_t> kEpilogue = {0xc9, 0xc3, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc};
+
+struct Built {
+  std::vector<std::uint8_t> code;
+  std::uint64_t ret = 0;  // the address after the site
+};
+
+Built function_with(const std::vector<std::uint8_t>& site, const std::vector<std::uint8_t>& tail = kEpilogue) {
+  Built b{kPrologue, 0};
+  b.code.insert(b.code.end(), site.begin(), site.end());
+  b.ret = kBase + b.code.size();
+  b.code.insert(b.code.end(), tail.begin(), tail.end());
+  return b;
+}
+
+CallSiteFinding check(const Built& b, std::uint64_t size) {
+  OneFunction code(b.code);
+  CallSiteChecker checker(code);
+  return checker.find_call(b.ret, Symbol{"asm_call_on_stack", kBase, size, ""});
+}
+
+std::vector<std::uint8_t> concat(std::vector<std::uint8_t> a, const std::vector<std::uint8_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// NOPs of every form the kernel pads with (0x90s, then x86's recommended long NOPs).
+const std::vector<std::vector<std::uint8_t>> kPaddings = {{0x90},
+                                                          {0x90, 0x90},
+                                                          {0x90, 0x90, 0x90},
+                                                          {0x0f, 0x1f, 0x00},
+                                                          {0x0f, 0x1f, 0x40, 0x00},
+                                                          {0x0f, 0x1f, 0x44, 0x00, 0x00},
+                                                          {0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00},
+                                                          {0x66, 0x90, 0x0f, 0x1f, 0x00}};
+// Short calls an alternative may stand in for a longer one.
+const std::vector<std::vector<std::uint8_t>> kShortCalls = {{0xff, 0xd6}, {0xff, 0xd2}, {0x41, 0xff, 0xd3}};
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_call_padded_with_nops_is_a_call_site_patched_at_boot) {
+  for (const auto& call : kShortCalls)
+    for (const auto& pad : kPaddings) {
+      const Built b = function_with(concat(call, pad));
+      const CallSiteFinding f = check(b, b.code.size());
+      BOOST_TEST_CONTEXT("call of " << call.size() << " bytes, " << pad.size() << " bytes of NOPs") {
+        BOOST_TEST(f.decided);
+        BOOST_TEST((f.site.kind == CallKind::Indirect));
+        BOOST_TEST((f.site.address == std::optional<std::uint64_t>(kBase + kPrologue.size())));
+        BOOST_TEST(f.note.find("padded with NOPs") != std::string::npos);
+      }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(nops_without_a_call_before_them_are_no_call) {
+  for (const auto& pad : kPaddings) {
+    const Built b = function_with(concat({0x48, 0x89, 0xc7}, pad));  // mov rdi, rax; NOPs
+    const CallSiteFinding f = check(b, b.code.size());
+    BOOST_TEST(f.decided);
+    BOOST_TEST((f.site.kind == CallKind::None));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(more_nops_than_an_alternative_pads_are_no_call) {
+  // 14 bytes of NOPs after the call: more than any replacement's extra length.
+  const Built b = function_with(concat({0xff, 0xd6}, std::vector<std::uint8_t>(14, 0x90)));
+  const CallSiteFinding f = check(b, b.code.size());
+  BOOST_TEST(f.decided);
+  BOOST_TEST((f.site.kind == CallKind::None));
+}
+
+BOOST_AUTO_TEST_CASE(nops_that_end_the_function_after_a_noreturn_call_are_no_call) {
+  // "call panic; nopw" aligning the next function: the word is the next function's address,
+  // the end of this one (its size), not a return address.
+  for (const auto& pad : kPaddings) {
+    const Built b = function_with(concat({0xe8, 0x00, 0x00, 0x00, 0x00}, pad), {});
+    const CallSiteFinding f = check(b, b.code.size());
+    BOOST_TEST(f.decided);
+    BOOST_TEST((f.site.kind == CallKind::None));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(an_unpadded_call_is_read_as_before) {
+  const Built direct = function_with({0xe8, 0x10, 0x00, 0x00, 0x00});
+  BOOST_TEST((check(direct, direct.code.size()).site.kind == CallKind::Direct));
+  const Built indirect = function_with({0xff, 0xd6});
+  const CallSiteFinding f = check(indirect, indirect.code.size());
+  BOOST_TEST((f.site.kind == CallKind::Indirect));
+  BOOST_TEST(f.note.find("padded") == std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
