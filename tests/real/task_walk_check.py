@@ -23,6 +23,8 @@ BOTTOMS = ('ret_from_fork', 'ret_from_fork_asm', 'entry_SYSCALL_64_after_hwframe
            'x86_64_start_reservations', 'x86_64_start_kernel', 'secondary_startup_64_no_verify',
            'secondary_startup_64', 'common_startup_64', 'rest_init', 'start_kernel', 'arch_call_rest_init',
            'cpu_startup_entry')
+NEXT_REPORT = re.compile(r'NMI backtrace for cpu|Sending NMI from CPU|Kernel panic - not syncing|---\[ end |'
+                         r'INFO: task .+ blocked for more than')
 TRACE = re.compile(r'^\[\s*[\d.]+\]\s+(\? )?([\w.]+)\+(0x[0-9a-f]+)/0x[0-9a-f]+')
 
 
@@ -37,7 +39,9 @@ def blocked_reports(log):
             continue
         if cur is None:
             continue
-        if '</TASK>' in line:
+        # The trace ends at </TASK> (5.16+), or, before the kernel printed that marker (5.10), at
+        # the next report's first line.
+        if '</TASK>' in line or NEXT_REPORT.search(line):
             cur = None
             continue
         t = TRACE.match(line)
