@@ -134,6 +134,10 @@ constexpr Rule kRules[] = {
     {"SYZFAIL:", ReportKind::Other, JoinPolicy::Standalone, Printer::OtherProgram},
     {"SYZFATAL:", ReportKind::Other, JoinPolicy::Standalone, Printer::OtherProgram},
     {"stack segment: ", ReportKind::Oops, JoinPolicy::FollowUp},
+    // 4.9-5.x x86 handle_stack_overflow(): "BUG: stack guard page was hit at ..." then die(message)'s
+    // header, "kernel stack overflow (double-fault): 0000 [#1] SMP" (or "(page fault)", from
+    // mm/fault.c): one report. (6.x prints "stack guard page: 0000 [#1]" instead.)
+    {"kernel stack overflow (", ReportKind::StackOverflow, JoinPolicy::FollowUp},
     {"kernel stack overflow", ReportKind::StackOverflow, JoinPolicy::Standalone},
     // WARN_ONCE's message: the "WARNING: ... at lib/refcount.c" line follows.
     {"refcount_t: ", ReportKind::Refcount, JoinPolicy::Soft},

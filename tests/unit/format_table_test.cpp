@@ -4,9 +4,11 @@
 #include "text/format_table.h"
 
 #include <boost/test/unit_test.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "analysis/analyze_report.h"
 #include "model_printers.h"
 #include "text/line_cleaner.h"
 #include "text/log_parser.h"
@@ -135,6 +137,50 @@ BOOST_AUTO_TEST_CASE(every_header_form_starts_its_report_kind) {
       }
     }
   }
+}
+
+// 4.9-5.x x86 prints a stack overflow as "BUG: stack guard page was hit at ..." and then die()'s
+// header with handle_stack_overflow's message (the stack-overflow-* rows): one report, whose
+// frames are the trace's and whose title names a function (as for syzkaller's report 614),
+// the same behind every prefix, with either message and either line end.
+BOOST_AUTO_TEST_CASE(a_stack_overflow_die_header_joins_the_guard_page_line) {
+  std::optional<std::string> title;
+  for (const std::string_view message : {"double-fault", "page fault"})
+    for (const std::string& prefix : kPrefixes)
+      for (const std::string_view eol : {"\n", "\r\n"}) {
+        const std::vector<std::string> lines = {
+            "BUG: stack guard page was hit at ffffc900190cfff8 (stack is ffffc900190d0000..ffffc900190d7fff)",
+            "kernel stack overflow (" + std::string(message) + "): 0000 [#1] PREEMPT SMP KASAN",
+            "CPU: 1 PID: 10931 Comm: syz-executor.2 Not tainted 5.13.0-syzkaller #0",
+            "RIP: 0010:netdev_next_lower_dev_rcu+0x8/0xb0",
+            "RSP: 0018:ffffc900190d0000 EFLAGS: 00010212",
+            "Call Trace:",
+            " bond_get_lowest_level_rcu+0x12d/0x2e0",
+            " ? unblock_netpoll_tx+0x20/0x20",
+            " bond_get_stats+0xf5/0x4d0",
+            " dev_get_stats+0xa5/0x2b0",
+            " rtnl_fill_stats+0x44/0x150",
+            " rtnl_newlink+0x64/0xa0",
+            " rtnetlink_rcv_msg+0x413/0xb80",
+            " netlink_rcv_skb+0x153/0x420",
+            " __sys_sendmsg+0xe5/0x1b0",
+            " do_syscall_64+0x3a/0xb0",
+            " entry_SYSCALL_64_after_hwframe+0x44/0xae",
+        };
+        std::string log;
+        for (const std::string& l : lines) log += prefix + l + std::string(eol);
+        auto reports = parse_log(log, "t");
+        BOOST_TEST_CONTEXT(message << " behind \"" << prefix << "\", " << (eol.size() == 2 ? "CRLF" : "LF")) {
+          BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+          analyze_report(reports[0]);
+          BOOST_TEST(to_string(reports[0].kind) == to_string(ReportKind::StackOverflow));
+          BOOST_TEST(reports[0].frames.size() == 11u);
+          BOOST_TEST(reports[0].title.starts_with("BUG: stack guard page was hit in "));
+          BOOST_TEST(!reports[0].title.ends_with(" corrupted"));
+          if (!title) title = reports[0].title;
+          BOOST_TEST(reports[0].title == *title);
+        }
+      }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
