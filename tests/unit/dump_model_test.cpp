@@ -488,8 +488,8 @@ constexpr std::uint64_t kBase = 0xffffffff81a010d8;
 class OneFunction final : public CodeSource {
  public:
   // The function, after the int3 padding that ends the one before it.
-  explicit OneFunction(const std::vector<std::uint8_t>& code) : code_(kBefore, 0xcc) {
-    code_.insert(code_.end(), code.begin(), code.end());
+  explicit OneFunction(const std::vector<std::uint8_t>& code) : code_(kBefore + code.size(), 0xcc) {
+    std::copy(code.begin(), code.end(), code_.begin() + static_cast<std::ptrdiff_t>(kBefore));
   }
   std::size_t read_code(std::uint64_t address, std::span<std::uint8_t> out) override {
     const std::uint64_t first = kBase - kBefore;
