@@ -9,7 +9,9 @@ an empty .right means 0). Prints the disagreeing files and the agreement rate.
   detection_rates.py BTAUDIT [--corpora DIR] [-v]
 Exits 0 when every file agrees.
 """
-import argparse, glob, json, os, re, subprocess, sys
+import glob, json, os, re, subprocess, sys
+
+from rates_common import arguments
 
 
 # Inputs without a .right whose count abrt's test suite states elsewhere (corpora/README.md, section 3).
@@ -32,12 +34,7 @@ def report_count(btaudit, path):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('btaudit')
-    here = os.path.dirname(os.path.abspath(__file__))
-    ap.add_argument('--corpora', default=os.path.join(here, '..', '..', '..', 'shared', 'corpora'))
-    ap.add_argument('-v', '--verbose', action='store_true')
-    a = ap.parse_args()
+    a = arguments()
     examples = os.path.join(os.path.abspath(a.corpora), 'abrt', 'tests', 'examples')
     inputs = sorted(glob.glob(os.path.join(examples, '*.test')) + glob.glob(os.path.join(examples, '*.test.template')))
     if not inputs:

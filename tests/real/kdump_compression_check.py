@@ -15,7 +15,7 @@ dumps, or a compression library cannot be loaded.
 import argparse, os, subprocess, sys
 
 from kdump_recompress import PAGE_DESC, Compressors, recompress
-from view_compare import compare_views, run_copies
+from view_compare import compare_views, present_or_skip, run_copies
 
 ap = argparse.ArgumentParser()
 ap.add_argument('btaudit')
@@ -26,10 +26,7 @@ args = ap.parse_args()
 
 WANTED = ['panic_irq.kdump-zlib', 'panic_task_kaslr.kdump-zlib']
 HOW = ['lzo', 'snappy', 'zstd']
-dumps = [n for n in WANTED if os.path.isdir(args.dumps) and os.access(os.path.join(args.dumps, n), os.R_OK)]
-if not dumps:
-    print(f'none of {WANTED} under {args.dumps}: skipped (run ../shared/lab/make-lab.sh)')
-    sys.exit(77)
+dumps = present_or_skip(args.dumps, WANTED)
 try:
     compressors = Compressors()
 except OSError as e:

@@ -18,7 +18,7 @@ Copies go under $TMPDIR. Exit 77 when the lab has none of the dumps.
 """
 import argparse, os, shutil, struct, sys
 
-from view_compare import compare_views, run_copies, run_view
+from view_compare import compare_views, present_or_skip, run_copies, run_view
 
 ap = argparse.ArgumentParser()
 ap.add_argument('btaudit')
@@ -29,10 +29,7 @@ args = ap.parse_args()
 
 # KASLR on and off, task and IRQ stacks, both formats; one ELF (512 MiB copies are slow to make).
 WANTED = ['panic_task_kaslr.elf', 'panic_task_kaslr.kdump-zlib', 'panic_irq.kdump-zlib', 'warn_softirq.kdump-zlib']
-dumps = [n for n in WANTED if os.path.isdir(args.dumps) and os.access(os.path.join(args.dumps, n), os.R_OK)]
-if not dumps:
-    print(f'none of {WANTED} under {args.dumps}: skipped (run ../shared/lab/make-lab.sh)')
-    sys.exit(77)
+dumps = present_or_skip(args.dumps, WANTED)
 
 FOUND = b'the dump carries no VMCOREINFO note'
 NONE = b'no copy of the kernel\'s was found in its memory'

@@ -1,9 +1,18 @@
 """What the checks that read one dump in two forms share (flattened_check.py,
 no_vmcoreinfo_check.py): the views they print, a run of one with the dump's own path
 replaced, and the line where two outputs part."""
-import os, subprocess
+import os, subprocess, sys
 
 VIEWS = [['info'], ['irqstate'], ['bt'], ['log'], ['analyze'], ['--format', 'json', 'analyze']]
+
+
+def present_or_skip(folder, wanted):
+    """The names of `wanted` readable in `folder`; exits 77 (skipped) when none is."""
+    found = [n for n in wanted if os.path.isdir(folder) and os.access(os.path.join(folder, n), os.R_OK)]
+    if not found:
+        print(f'none of {wanted} under {folder}: skipped (run ../shared/lab/make-lab.sh)')
+        sys.exit(77)
+    return found
 
 
 def run_view(btaudit, path, view, extra=(), timeout=600):
