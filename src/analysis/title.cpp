@@ -9,6 +9,9 @@ namespace btaudit {
 namespace {
 
 std::string guilty_name(const Report& r) {
+  // sparc64's trace starts at the trapped function's caller (show_stack() from the trap frame's
+  // %fp, arch/sparc/kernel/traps_64.c): the function that trapped is named by "TPC: <%pS>" alone.
+  if (r.arch == Arch::Sparc64 && r.rip && r.rip->function) return std::string(base_function_name(*r.rip->function));
   if (r.guilty && r.frames[*r.guilty].function) return std::string(base_function_name(*r.frames[*r.guilty].function));
   if (r.rip && r.rip->function) return std::string(base_function_name(*r.rip->function));
   if (r.warn_site && r.warn_site->function) return std::string(base_function_name(*r.warn_site->function));
@@ -25,8 +28,11 @@ std::string with_function(std::string prefix, const std::string& fn) {
 std::string make_title(const Report& r) { return make_title(r, title_from_rules(r.text)); }
 
 std::string make_title(const Report& r, const std::optional<RuleTitle>& rules) {
-  // syzkaller's conventions when the report's own lines are at hand (text input).
-  if (rules) return normalize_title(rules->title);
+  // syzkaller's conventions when the report's own lines are at hand (text input). Its rules read
+  // the stacks of the architectures it fuzzes; on sparc64's (no syzkaller target) a title whose
+  // stack they could not read says "corrupted" of a report that is not: the crash site names it.
+  const bool unread_stack = rules && rules->corrupted && rules->frame.empty() && r.arch == Arch::Sparc64;
+  if (rules && !unread_stack) return normalize_title(rules->title);
   return normalize_title(fallback_title(r));
 }
 

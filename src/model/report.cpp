@@ -12,6 +12,7 @@ std::string_view to_string(Arch a) {
     case Arch::S390: return "s390";
     case Arch::RiscV: return "riscv";
     case Arch::Mips: return "mips";
+    case Arch::Sparc64: return "sparc64";
     case Arch::Unknown: return "unknown";
   }
   return "unknown";

@@ -11,7 +11,8 @@
 // arch/x86/kernel/dumpstack{,_32,_64}.c (2.6.28+), lib/vsprintf.c (%pS 2.6.28, %pB 2.6.38,
 // %pSb/%pBb build ids 5.14), arch/arm64/kernel/stacktrace.c, arch/arm/kernel/traps.c,
 // arch/powerpc/kernel/process.c (show_stack), arch/s390/kernel/dumpstack.c,
-// arch/riscv/kernel/stacktrace.c.
+// arch/riscv/kernel/stacktrace.c, arch/sparc/kernel/traps_{32,64}.c (die_if_kernel, show_stack),
+// include/linux/kallsyms.h (print_ip_sym).
 #pragma once
 #include <array>
 #include <cstdint>
@@ -51,7 +52,7 @@ struct TraceForm {
   bool marker_opens = true;
 };
 
-// Order: x86 from 2.6.0 to 6.15, then arm64, arm, powerpc, s390, riscv.
+// Order: x86 from 2.6.0 to 6.15, then arm64, arm, powerpc, s390, riscv, sparc.
 inline constexpr std::array kTraceForms = {
     // ---- x86_64, 2.6.0 - 2.6.17: printk_address printed "%+ld" (decimal) in braces.
     TraceForm{"x86_64-2.6.0-braces", "x86_64", "2.6.0", "2.6.8", "arch/x86_64/kernel/traps.c printk_address",
@@ -186,6 +187,17 @@ inline constexpr std::array kTraceForms = {
     TraceForm{"riscv-6.x-plain", "riscv", "6.2", "", "arch/riscv/kernel/stacktrace.c print_trace_address",
               " [<ffffffff800044ba>] dump_backtrace+0x30/0x38", "dump_backtrace", 0x30, 0x38, "", 0xffffffff800044ba,
               kAddress | kOffset | kSize},
+    // ---- sparc: show_stack() prints print_ip_sym()'s form (the bracket rows above); die_if_kernel()
+    // then walks the register windows itself, "Caller[%016lx]: %pS" ("%08lx" on sparc32).
+    TraceForm{"sparc64-print-ip-sym", "sparc64", "2.6.0", "", "arch/sparc/kernel/traps_64.c show_stack",
+              "[<0000000000427a44>] do_one_initcall+0x24/0x1c0", "do_one_initcall", 0x24, 0x1c0, "", 0x427a44,
+              kAddress | kOffset | kSize},
+    TraceForm{"sparc64-caller", "sparc64", "2.6.0", "", "arch/sparc/kernel/traps_64.c die_if_kernel",
+              "Caller[00000000004e9c54]: do_init_module+0x44/0x1e0", "do_init_module", 0x44, 0x1e0, "", 0x4e9c54,
+              kAddress | kOffset | kSize},
+    TraceForm{"sparc32-caller", "sparc", "2.6.0", "", "arch/sparc/kernel/traps_32.c die_if_kernel",
+              "Caller[f0012e4c]: sys_init_module+0x7c/0x160", "sys_init_module", 0x7c, 0x160, "", 0xf0012e4c,
+              kAddress | kOffset | kSize},
 };
 
 // The header (start) lines of reports, as each reporter printed them, with the report kind
@@ -250,6 +262,24 @@ inline constexpr std::array kHeaderForms = {
                ReportKind::Oops},
     HeaderForm{"panic", "2.6.0", "kernel/panic.c panic", "Kernel panic - not syncing: Attempted to kill init!",
                ReportKind::Panic},
+    // die()'s header where no start word stands before its counter (markers_detail::die_header).
+    HeaderForm{"die-riscv", "4.15", "arch/riscv/kernel/traps.c die (\"%s [#%d]\")", "Oops [#1]", ReportKind::Oops},
+    HeaderForm{"die-riscv-bug", "4.15", "arch/riscv/kernel/traps.c do_trap_break -> die(\"Kernel BUG\")",
+               "Kernel BUG [#1]", ReportKind::KernelBug},
+    HeaderForm{"die-csky", "5.0", "arch/csky/kernel/traps.c die (\"%s [#%d]\")", "Kernel bad trap [#2]",
+               ReportKind::Oops},
+    HeaderForm{"die-mips", "2.6.0", "arch/mips/kernel/traps.c die (\"%s[#%d]:\")",
+               "Reserved instruction in kernel code[#1]:", ReportKind::Oops},
+    HeaderForm{"die-mips-bug", "2.6.0", "arch/mips/kernel/traps.c do_bp -> die_if_kernel(\"Kernel bug detected\")",
+               "Kernel bug detected[#1]:", ReportKind::KernelBug},
+    HeaderForm{"die-loongarch", "5.19", "arch/loongarch/kernel/traps.c die (\"%s[#%d]:\")",
+               "Unhandled kernel unaligned access[#1]:", ReportKind::Oops},
+    HeaderForm{"die-sparc64", "2.6.0", "arch/sparc/kernel/traps_64.c die_if_kernel (\"%s(%d): %s [#%d]\")",
+               "insmod(2345): Kernel illegal instruction [#1]", ReportKind::Oops},
+    HeaderForm{"die-sparc64-fault", "2.6.0", "arch/sparc/mm/fault_64.c unhandled_fault -> die_if_kernel(\"Oops\")",
+               "kworker/0:1(55): Oops [#3]", ReportKind::Oops},
+    HeaderForm{"die-sparc32", "2.6.0", "arch/sparc/kernel/traps_32.c die_if_kernel (\"%s(%d): %s [#%d]\")",
+               "swapper(1): Kernel bad trap [#1]", ReportKind::Oops},
     HeaderForm{"hung-task", "2.6.30", "kernel/hung_task.c check_hung_task",
                "INFO: task khungtaskd:28 blocked for more than 120 seconds.", ReportKind::HungTask},
     HeaderForm{"hung-task-io", "6.x", "kernel/hung_task.c check_hung_task (I/O wait)",

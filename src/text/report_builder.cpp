@@ -303,6 +303,7 @@ void ReportBuilder::note_cut_line(std::size_t limit) {
 void ReportBuilder::start_trace(std::string label, std::uint32_t line, bool primary) {
   end_trace();
   ++traces_seen_;
+  in_caller_trace_ = false;
   // Past the limit a trace is read (its lines must not pass for something else) but not kept.
   keeping_trace_ = report_.traces.size() < limits_.max_frames;
   in_trace_ = true;
@@ -323,6 +324,7 @@ void ReportBuilder::start_trace(std::string label, std::uint32_t line, bool prim
 }
 
 void ReportBuilder::end_trace() {
+  in_caller_trace_ = false;
   if (!in_trace_) return;
   in_trace_ = false;
   if (!keeping_trace_) return;
@@ -646,6 +648,7 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
       if (has_prefix(s, "NIP ")) return parse_code_site(s);
       break;
     case 'T':
+      if (has_prefix(s, "TPC: <") || has_prefix(s, "TSTATE: ")) return parse_sparc_site(s);
       if (parse_release_taint_line(s)) return true;  // "Tainted: "
       break;
     case '0':
@@ -695,6 +698,38 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
     default: break;
   }
   return builder_detail::is_register_line(s);
+}
+
+// sparc64's show_regs() (arch/sparc/kernel/process_64.c): "TSTATE: %016lx TPC: %016lx TNPC: ..."
+// (the trap's state and pc, then the taint), then "TPC: <%pS>": the crash site's address, then its
+// symbol. The first such pair is the report's crash site, as the first "RIP:" is on x86.
+bool ReportBuilder::parse_sparc_site(std::string_view s) {
+  if (report_.arch == Arch::Unknown) report_.arch = Arch::Sparc64;
+  register_block_open_ = false;
+  if (s[1] == 'S') {
+    const std::size_t at = s.find(" TPC: ");
+    if (at == std::string_view::npos) return true;
+    std::string_view t = s.substr(at + 6);
+    const auto pc = hex(t);
+    if (pc && !report_.rip) {
+      CodeLocation loc;
+      loc.address = pc;
+      report_.rip = std::move(loc);
+    }
+    return true;
+  }
+  std::string_view t = s.substr(6);
+  if (!t.empty() && t.back() == '>') t.remove_suffix(1);
+  auto r = parse_symbol_ref(t);
+  if (!r) return true;
+  CodeLocation named = to_location(*r);
+  if (!report_.rip) {
+    report_.rip = std::move(named);
+  } else if (!report_.rip->function) {
+    named.address = report_.rip->address;
+    report_.rip = std::move(named);
+  }
+  return true;
 }
 
 // s390 "Krnl PSW : 0404c00180000000 0000000000431f8e (scsi_alloc_sgtable+0x62/0x7c)"
@@ -973,6 +1008,19 @@ ReportBuilder::Effect ReportBuilder::add_line(const CleanLine& line) {
       touch(line.number);
       return Effect::Consumed;
     }
+  }
+
+  // sparc's die_if_kernel() prints its own walk of the register windows after show_regs()'s "Call
+  // Trace:" ("Caller[%016lx]: %pS", trace_line.cpp): a trace of its own, though no label opens it.
+  if (s[0] == 'C' && s.starts_with("Caller[") && parse_trace_text(s, trace_) && trace_.has_frame) {
+    if (!in_caller_trace_) {
+      start_trace("Caller", line.number, true);
+      in_caller_trace_ = true;
+    }
+    non_frame_in_trace_ = 0;
+    touch(line.number);
+    add_frame(trace_.frame, line.number);
+    return Effect::TraceFrame;
   }
 
   const char first = text.empty() ? '\0' : text[0];

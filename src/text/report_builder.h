@@ -123,6 +123,7 @@ class ReportBuilder {
   bool trace_shaped(std::string_view text, bool& parsed);
   bool parse_psw_line(std::string_view s);
   bool parse_code_site(std::string_view s);
+  bool parse_sparc_site(std::string_view s);
   bool parse_register_row(std::string_view s, std::uint32_t line);
   // Always inline (defined in report_builder.cpp, its only user): made in parse_register_row, per
   // register, where a call cost more than its filter test.
@@ -138,6 +139,7 @@ class ReportBuilder {
 
   Report report_;
   bool in_trace_ = false;
+  bool in_caller_trace_ = false;  // the open trace is sparc's "Caller[...]" walk (add_line)
   std::uint32_t non_frame_in_trace_ = 0;
   std::uint32_t idle_ = 0;
   std::string pending_label_;  // last line ending in ':' (labels an implicit trace)

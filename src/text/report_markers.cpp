@@ -655,8 +655,34 @@ std::optional<StartMarker> match_start_from(std::string_view text, std::string_v
   if (opens_rule(s))
     if (auto m = btaudit::match_rules(s)) return unless_suppressed(text, m);
   // No word start in the line: match_embedded would find nothing to try.
-  if (found_words.word_count == 0 && !found_words.more_words) return std::nullopt;
-  return unless_suppressed(text, match_embedded(s, text, found_words));
+  if (found_words.word_count != 0 || found_words.more_words)
+    if (auto m = match_embedded(s, text, found_words)) return unless_suppressed(text, m);
+  if (ends_with_die_counter(s)) return die_header(s);
+  return std::nullopt;
+}
+
+std::optional<StartMarker> die_header(std::string_view s) {
+  if (!ends_with_die_counter(s)) return std::nullopt;
+  // The message: up to the counter's "[#", less the space riscv, csky and sparc print before it.
+  std::string_view message = s.substr(0, s.rfind("[#"));
+  // sparc's "comm(pid): " before it: a task name of at most 15 bytes (TASK_COMM_LEN), its pid.
+  const std::size_t close = message.find("): ");
+  if (close != std::string_view::npos && close <= 15 + 1 + 10) {
+    const std::size_t open = message.rfind('(', close);
+    if (open != std::string_view::npos && open >= 1 && open + 1 < close &&
+        std::all_of(message.begin() + static_cast<std::ptrdiff_t>(open + 1),
+                    message.begin() + static_cast<std::ptrdiff_t>(close), [](char c) { return scan::is_digit(c); }))
+      message.remove_prefix(close + 3);
+  }
+  if (!message.empty() && message.back() == ' ') message.remove_suffix(1);
+  // Every die string opens with a letter ("Oops", "Kernel ...", "Unhandled kernel unaligned access").
+  if (message.empty() || !((message[0] >= 'A' && message[0] <= 'Z') || (message[0] >= 'a' && message[0] <= 'z')))
+    return std::nullopt;
+  const bool bug = message.starts_with("Kernel BUG") || message.starts_with("Kernel bug");
+  // The header from the die string on: the task is the report's comm and pid (the "CPU: ... Comm:"
+  // line says it again), as a subsystem prefix is no part of the header.
+  return StartMarker{bug ? ReportKind::KernelBug : ReportKind::Oops, JoinPolicy::FollowUp,
+                     s.substr(static_cast<std::size_t>(message.data() - s.data()))};
 }
 
 }  // namespace markers_detail
@@ -668,7 +694,8 @@ std::optional<StartMarker> match_start(std::string_view text) {
   if (s.empty()) return std::nullopt;
   if (opens_rule(s))
     if (auto m = match_rules(s)) return unless_suppressed(text, m);
-  return unless_suppressed(text, match_embedded(s));
+  if (auto m = match_embedded(s)) return unless_suppressed(text, m);
+  return markers_detail::die_header(s);
 }
 
 namespace markers_detail {

@@ -454,10 +454,31 @@ std::optional<TraceLine> parse_trace_line(std::string_view text) {
   return out;
 }
 
+namespace {
+// sparc's die_if_kernel() walks the register windows itself and prints each return address
+// then its symbol: "Caller[%016lx]: %pS" (arch/sparc/kernel/traps_64.c; "%08lx" in traps_32.c).
+// `s` opens with "Caller[".
+bool read_caller_line(std::string_view s, TraceText& out) {
+  std::string_view t = s.substr(7);
+  const auto address = hex(t);
+  // (A second "Caller[" is no symbol: refused here, it would recurse once per ten bytes of the line.)
+  if (!address || !take_prefix(t, "]: ") || t.empty() || t.starts_with("Caller[") ||
+      !parse_trace_text_general(t, out) || !out.has_frame || !out.markers.empty()) {
+    out.markers.clear();
+    out.has_frame = false;
+    out.frame.reset();
+    return false;
+  }
+  out.frame.address = address;
+  return true;
+}
+}  // namespace
+
 bool parse_trace_text(std::string_view text, TraceText& out) {
   // The general reading trims the line first too: it is given the trimmed line, not trimmed twice.
   const std::string_view s = trim_left(text);
   const char c0 = s.empty() ? '\0' : s[0];
+  if (c0 == 'C' && s.starts_with("Caller[")) return read_caller_line(s, out);
   if ((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z') || c0 == '_' || c0 == '?') {
     const Quick q = read_symbol_line(s, out.frame);
     if (q != Quick::Unknown) {
@@ -491,6 +512,7 @@ bool parse_trace_text_general(std::string_view text, TraceText& out) {
   out.has_frame = false;
   std::string_view s = trim_left(text);
   if (s.empty()) return false;
+  if (s[0] == 'C' && s.starts_with("Caller[")) return read_caller_line(s, out);
 
   // Markers: on a line of their own (4.10+) or inline before a frame (<= 4.9).
   for (int i = 0; i < 4; ++i) {

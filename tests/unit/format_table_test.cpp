@@ -183,4 +183,122 @@ BOOST_AUTO_TEST_CASE(a_stack_overflow_die_header_joins_the_guard_page_line) {
       }
 }
 
+// sparc64's die_if_kernel() after show_regs() (arch/sparc/kernel/traps_64.c, process_64.c): the
+// header "comm(pid): message [#n]", the "TPC: <%pS>" crash site, show_stack()'s "Call Trace:" from
+// the trapped function's caller, then its own "Caller[...]" walk. One report behind every prefix
+// and line end, titled by the crash site (no trace holds it), both walks kept as traces; after
+// unhandled_fault()'s "Unable to handle kernel NULL pointer dereference" the die header joins it.
+BOOST_AUTO_TEST_CASE(a_sparc64_die_report_is_titled_by_its_trapped_function) {
+  const std::vector<std::string> die = {
+      "CPU: 1 PID: 2345 Comm: insmod Tainted: G           O      6.1.0-sparc64-smp #1 Debian 6.1.20-1",
+      "TSTATE: 0000004480001603 TPC: 0000000010134008 TNPC: 000000001013400c Y: 00000000    Tainted: G           O",
+      "TPC: <bad_init+0x8/0x20 [bad]>",
+      "g0: 0000000000000000 g1: 0000000000000000 g2: 0000000000000000 g3: 0000000000000000",
+      "o4: 0000000000000000 o5: 0000000000000000 sp: fff000000e3db3d1 ret_pc: 0000000000427a44",
+      "RPC: <do_one_initcall+0x24/0x1c0>",
+      "i4: 0000000000000000 i5: 0000000000000000 i6: fff000000e3db481 i7: 00000000004e9c54",
+      "I7: <do_init_module+0x44/0x1e0>",
+      "Call Trace:",
+      "[<0000000000427a44>] do_one_initcall+0x24/0x1c0",
+      "[<00000000004e9c54>] do_init_module+0x44/0x1e0",
+      "[<0000000000406274>] linux_sparc_syscall+0x34/0x44",
+      "Caller[0000000000427a44]: do_one_initcall+0x24/0x1c0",
+      "Caller[00000000004e9c54]: do_init_module+0x44/0x1e0",
+      "Caller[0000000000406274]: linux_sparc_syscall+0x34/0x44",
+      "Caller[0000000000000000]: 0x0",
+      "Instruction DUMP:  01000000  9de3bf50 <00000000> 81cfe008  01000000",
+  };
+  struct Case {
+    std::vector<std::string> head;
+    std::string_view title;
+    ReportKind kind;
+  };
+  const std::vector<Case> cases = {
+      {{"insmod(2345): Kernel illegal instruction [#1]"},
+       "Kernel illegal instruction [#NUM] in bad_init",
+       ReportKind::Oops},
+      {{"Unable to handle kernel NULL pointer dereference", "tsk->{mm,active_mm}->context = 0000000000000a55",
+        "tsk->{mm,active_mm}->pgd = fff000023c6d4000", "insmod(2345): Oops [#1]"},
+       "BUG: unable to handle kernel NULL pointer dereference in bad_init",
+       ReportKind::NullPointerDereference},
+  };
+  for (const Case& c : cases)
+    for (const std::string& prefix : kPrefixes)
+      for (const std::string_view eol : {"\n", "\r\n"}) {
+        std::string log;
+        for (const std::string& l : c.head) log += prefix + l + std::string(eol);
+        for (const std::string& l : die) log += prefix + l + std::string(eol);
+        auto reports = parse_log(log, "t");
+        BOOST_TEST_CONTEXT(c.head.front() << " behind \"" << prefix << "\", " << (eol.size() == 2 ? "CRLF" : "LF")) {
+          BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+          Report& r = reports[0];
+          analyze_report(r);
+          BOOST_TEST(r.title == std::string(c.title));
+          BOOST_TEST(to_string(r.kind) == to_string(c.kind));
+          BOOST_TEST(to_string(r.arch) == "sparc64");
+          BOOST_TEST(!r.corrupted);
+          BOOST_REQUIRE(r.rip.has_value());
+          BOOST_TEST(r.rip->function.value_or("") == "bad_init");
+          BOOST_TEST(r.rip->address.value_or(0) == 0x10134008U);
+          BOOST_REQUIRE_EQUAL(r.traces.size(), 2u);
+          BOOST_TEST(r.traces[0].label == "Call Trace");
+          BOOST_TEST(r.traces[0].frame_count == 3u);
+          BOOST_TEST(r.traces[1].label == "Caller");
+          BOOST_TEST(r.traces[1].frame_count == 4u);
+          BOOST_TEST(r.frames[r.traces[1].first_frame].address.value_or(0) == 0x427a44U);
+        }
+      }
+}
+
+// die()'s counter ends the header of the architectures that print no start word before it
+// (markers_detail::die_header): every die string, both counter forms, with sparc's "comm(pid): "
+// before it or not (task names with '/', ':', parentheses, of 15 bytes); and the lines that only
+// look like one: no message, a message that is no word, no digits, ten digits, an empty task.
+BOOST_AUTO_TEST_CASE(a_die_counter_ends_a_header_and_the_look_alikes_start_nothing) {
+  const std::vector<std::string> messages = {"Oops",
+                                             "Kernel BUG",
+                                             "Kernel bug detected",
+                                             "Kernel bad sw trap",
+                                             "Reserved instruction in kernel code",
+                                             "Oops - load access fault"};
+  const std::vector<std::string> tasks = {
+      "", "insmod(2345): ", "kworker/0:1(55): ", "a(b)(7): ", "fifteen_bytes__(1): ", "x(4294967295): "};
+  for (const std::string& m : messages)
+    for (const std::string& task : tasks)
+      for (const std::string& counter : {std::string(" [#1]"), std::string("[#12]:"), std::string(" [#123456789]")}) {
+        const std::string line = task + m + counter;
+        BOOST_TEST_CONTEXT(line) {
+          BOOST_TEST(markers_detail::ends_with_die_counter(line));
+          const auto marker = match_start(line);
+          BOOST_REQUIRE(marker.has_value());
+          BOOST_TEST(std::string(marker->header) == m + counter);
+          const bool bug = m.starts_with("Kernel BUG") || m.starts_with("Kernel bug");
+          BOOST_TEST(to_string(marker->kind) == to_string(bug ? ReportKind::KernelBug : ReportKind::Oops));
+          BOOST_TEST((marker->join == JoinPolicy::FollowUp));
+        }
+      }
+  for (const std::string line : {"[#1]", " [#1]", "1234 [#1]", "foo [#]", "foo [#1234567890]", "foo [#1] SMP",
+                                 "foo #1]", "foo [1]", "(12): x [#1]", "insmod(2345): [#1]", "foo [#1]::", ""}) {
+    BOOST_TEST_CONTEXT("\"" << line << "\"") {
+      if (line.starts_with("foo [#1] SMP") || line.starts_with("insmod")) {
+        BOOST_TEST(!markers_detail::die_header(line).has_value());
+      } else {
+        BOOST_TEST(!match_start(line).has_value());
+      }
+    }
+  }
+}
+
+// A line of "Caller[" words is read in one step per word, never recursively: a megabyte of them
+// is no frame and returns at once.
+BOOST_AUTO_TEST_CASE(a_line_of_nested_caller_words_is_no_frame) {
+  std::string line;
+  while (line.size() < (std::size_t{1} << 20)) line += "Caller[1]: ";
+  line += "f+0x1/0x2";
+  TraceText t;
+  BOOST_TEST(!parse_trace_text(line, t));
+  BOOST_TEST(!parse_trace_text_general(line, t));
+  BOOST_TEST(!t.has_frame);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
