@@ -8,10 +8,15 @@ namespace btaudit {
 
 namespace {
 
+// Architectures whose trace of a trap starts at the trapped function's caller: sparc64's
+// show_stack() from the trap frame's %fp (arch/sparc/kernel/traps_64.c), parisc's first
+// unwind_once() from the trap's registers (arch/parisc/kernel/traps.c parisc_show_stack). The
+// function that trapped is named by the crash site alone ("TPC: <%pS>", " IAOQ[0]: %pS").
+bool trace_starts_at_caller(Arch a) { return a == Arch::Sparc64 || a == Arch::Parisc; }
+
 std::string guilty_name(const Report& r) {
-  // sparc64's trace starts at the trapped function's caller (show_stack() from the trap frame's
-  // %fp, arch/sparc/kernel/traps_64.c): the function that trapped is named by "TPC: <%pS>" alone.
-  if (r.arch == Arch::Sparc64 && r.rip && r.rip->function) return std::string(base_function_name(*r.rip->function));
+  if (trace_starts_at_caller(r.arch) && r.rip && r.rip->function)
+    return std::string(base_function_name(*r.rip->function));
   if (r.guilty && r.frames[*r.guilty].function) return std::string(base_function_name(*r.frames[*r.guilty].function));
   if (r.rip && r.rip->function) return std::string(base_function_name(*r.rip->function));
   if (r.warn_site && r.warn_site->function) return std::string(base_function_name(*r.warn_site->function));
@@ -29,9 +34,10 @@ std::string make_title(const Report& r) { return make_title(r, title_from_rules(
 
 std::string make_title(const Report& r, const std::optional<RuleTitle>& rules) {
   // syzkaller's conventions when the report's own lines are at hand (text input). Its rules read
-  // the stacks of the architectures it fuzzes; on sparc64's (no syzkaller target) a title whose
-  // stack they could not read says "corrupted" of a report that is not: the crash site names it.
-  const bool unread_stack = rules && rules->corrupted && rules->frame.empty() && r.arch == Arch::Sparc64;
+  // the stacks of the architectures it fuzzes; on sparc64's and parisc's (no syzkaller targets) a
+  // title whose stack they could not read says "corrupted" of a report that is not: the crash
+  // site names it.
+  const bool unread_stack = rules && rules->corrupted && rules->frame.empty() && trace_starts_at_caller(r.arch);
   if (rules && !unread_stack) return normalize_title(rules->title);
   return normalize_title(fallback_title(r));
 }

@@ -13,6 +13,7 @@ std::string_view to_string(Arch a) {
     case Arch::RiscV: return "riscv";
     case Arch::Mips: return "mips";
     case Arch::Sparc64: return "sparc64";
+    case Arch::Parisc: return "parisc";
     case Arch::Unknown: return "unknown";
   }
   return "unknown";

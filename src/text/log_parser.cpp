@@ -480,7 +480,7 @@ void LogParser::reclean(std::string_view raw, const char* readable_end, CleanLin
 void LogParser::route(const CleanLine& line, const LineScan& seen, std::string_view trimmed, std::uint8_t roles) {
   // Most lines open neither a start nor an end line, and hold no start word: `roles` tells.
   if (!line.foreign && ((roles & markers_detail::kMayStart) || seen.word_count != 0 || seen.more_words ||
-                        markers_detail::ends_with_die_counter(trimmed))) {
+                        markers_detail::ends_like_die_header(trimmed))) {
     auto marker = match_start_trimmed(line.text, trimmed, seen);
     // A start word in a line that is not the kernel's (no timestamp, no caller id) while a
     // report with caller ids is open: user space echoing the kernel, not a new report.

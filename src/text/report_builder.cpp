@@ -687,6 +687,7 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
       break;
     case 'I':
       if (has_prefix(s, "IP: ")) return parse_code_site(s);
+      if (has_prefix(s, "IAOQ[0]: ")) return parse_parisc_site(s);
       break;
     case 'x':
     case 'l':
@@ -728,6 +729,25 @@ bool ReportBuilder::parse_sparc_site(std::string_view s) {
   } else if (!report_.rip->function) {
     named.address = report_.rip->address;
     report_.rip = std::move(named);
+  }
+  return true;
+}
+
+// parisc's show_regs() (arch/parisc/kernel/traps.c) for a kernel-mode trap: " IAOQ[0]: %pS", the
+// front of the instruction address queue, is the crash site (" IAOQ[1]: ", the next instruction,
+// and " RP(r2): ", the return pointer, are register lines). The first is the report's, as on x86.
+bool ReportBuilder::parse_parisc_site(std::string_view s) {
+  if (report_.arch == Arch::Unknown) report_.arch = Arch::Parisc;
+  register_block_open_ = false;
+  if (report_.rip) return true;
+  std::string_view t = trim_left(s.substr(9));
+  std::string_view u = t;
+  if (auto r = parse_symbol_ref(u)) {
+    report_.rip = to_location(*r);
+  } else if (auto v = hex(t)) {  // a user-mode trap prints the address alone
+    CodeLocation loc;
+    loc.address = v;
+    report_.rip = std::move(loc);
   }
   return true;
 }

@@ -124,6 +124,7 @@ class ReportBuilder {
   bool parse_psw_line(std::string_view s);
   bool parse_code_site(std::string_view s);
   bool parse_sparc_site(std::string_view s);
+  bool parse_parisc_site(std::string_view s);
   bool parse_register_row(std::string_view s, std::uint32_t line);
   // Always inline (defined in report_builder.cpp, its only user): made in parse_register_row, per
   // register, where a call cost more than its filter test.

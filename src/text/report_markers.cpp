@@ -657,12 +657,38 @@ std::optional<StartMarker> match_start_from(std::string_view text, std::string_v
   // No word start in the line: match_embedded would find nothing to try.
   if (found_words.word_count != 0 || found_words.more_words)
     if (auto m = match_embedded(s, text, found_words)) return unless_suppressed(text, m);
-  if (ends_with_die_counter(s)) return die_header(s);
+  if (ends_like_die_header(s)) return die_header(s);
   return std::nullopt;
 }
 
+namespace {
+// parisc's "comm (pid N): message (code N)": the message, or "" without the task and pid.
+std::string_view parisc_die_message(std::string_view s) {
+  const std::size_t pid = s.find(" (pid ");
+  if (pid == std::string_view::npos || pid == 0 || pid > 15) return {};  // TASK_COMM_LEN
+  std::size_t close = pid + 6;
+  while (close < s.size() && scan::is_digit(s[close])) ++close;
+  if (close == pid + 6 || !s.substr(close).starts_with("): ")) return {};
+  const std::size_t from = close + 3;
+  const std::size_t code = s.rfind(" (code ");
+  return code < from ? std::string_view{} : s.substr(from, code - from);
+}
+
+// Every die string opens with a letter ("Oops", "Kernel ...", "Unhandled kernel unaligned access").
+bool opens_with_letter(std::string_view message) {
+  return !message.empty() && ((message[0] >= 'A' && message[0] <= 'Z') || (message[0] >= 'a' && message[0] <= 'z'));
+}
+}  // namespace
+
 std::optional<StartMarker> die_header(std::string_view s) {
-  if (!ends_with_die_counter(s)) return std::nullopt;
+  const bool counter = ends_with_die_counter(s);
+  if (!counter && !ends_with_die_code(s)) return std::nullopt;
+  if (!counter) {
+    const std::string_view message = parisc_die_message(s);
+    if (!opens_with_letter(message)) return std::nullopt;
+    return StartMarker{ReportKind::Oops, JoinPolicy::FollowUp,
+                       s.substr(static_cast<std::size_t>(message.data() - s.data()))};
+  }
   // The message: up to the counter's "[#", less the space riscv, csky and sparc print before it.
   std::string_view message = s.substr(0, s.rfind("[#"));
   // sparc's "comm(pid): " before it: a task name of at most 15 bytes (TASK_COMM_LEN), its pid.
@@ -675,9 +701,7 @@ std::optional<StartMarker> die_header(std::string_view s) {
       message.remove_prefix(close + 3);
   }
   if (!message.empty() && message.back() == ' ') message.remove_suffix(1);
-  // Every die string opens with a letter ("Oops", "Kernel ...", "Unhandled kernel unaligned access").
-  if (message.empty() || !((message[0] >= 'A' && message[0] <= 'Z') || (message[0] >= 'a' && message[0] <= 'z')))
-    return std::nullopt;
+  if (!opens_with_letter(message)) return std::nullopt;
   const bool bug = message.starts_with("Kernel BUG") || message.starts_with("Kernel bug");
   // The header from the die string on: the task is the report's comm and pid (the "CPU: ... Comm:"
   // line says it again), as a subsystem prefix is no part of the header.

@@ -63,22 +63,42 @@ inline std::string_view start_words_inline(std::string_view text) { return start
 // match_start(text, found_words) for s = start_words(text), not empty.
 std::optional<StartMarker> match_start_from(std::string_view text, std::string_view s, const LineScan& found_words);
 
+// The digits that end s.substr(0, n) (at most 10 are counted), and where they start.
+inline std::size_t digits_before(std::string_view s, std::size_t& n) {
+  std::size_t digits = 0;
+  for (; n != 0 && digits < 10 && scan::is_digit(s[n - 1]); --n) ++digits;
+  return digits;
+}
 // Whether `s` ends with die()'s counter, "[#N]" or "[#N]:" (N of 1 to 9 digits): the header that
-// mips, loongarch, riscv, csky and sparc print with no start word before the counter (die_header
-// reads it). A few byte compares from the end: asked of lines whose first byte opens no rule.
+// mips, loongarch, riscv, csky and sparc print with no start word before the counter.
 inline bool ends_with_die_counter(std::string_view s) {
   std::size_t n = s.size();
   if (n != 0 && s[n - 1] == ':') --n;
   if (n < 5 || s[n - 1] != ']') return false;
-  std::size_t digits = 0;
-  for (--n; n != 0 && digits < 10 && scan::is_digit(s[n - 1]); --n) ++digits;
+  --n;
+  const std::size_t digits = digits_before(s, n);
   return digits != 0 && digits < 10 && n >= 2 && s[n - 1] == '#' && s[n - 2] == '[';
 }
-// The die header that ends with its counter (ends_with_die_counter(s)), from the start words on:
-// "Oops [#1]", "Kernel BUG [#1]" (riscv, csky: "%s [#%d]"), "Kernel bug detected[#1]:" (mips,
-// loongarch: "%s[#%d]:"), "insmod(2345): Kernel illegal instruction [#1]" (sparc32 and sparc64
-// die_if_kernel: "%s(%d): %s [#%d]", the task's comm and pid first). None when the message
-// before the counter is no die string (one opening with a letter).
+// Whether `s` ends with parisc's " (code N)" (arch/parisc/kernel/traps.c die_if_kernel:
+// "%s (pid %d): %s (code %ld)", N of 1 to 9 digits, maybe negative).
+inline bool ends_with_die_code(std::string_view s) {
+  std::size_t n = s.size();
+  if (n < 9 || s[n - 1] != ')') return false;
+  --n;
+  const std::size_t digits = digits_before(s, n);
+  if (digits == 0 || digits >= 10) return false;
+  if (n != 0 && s[n - 1] == '-') --n;
+  return s.substr(0, n).ends_with(" (code ");
+}
+// Whether `s` may be a die header that no start word opens (die_header tells): a few byte compares
+// from the end, asked of lines whose first byte opens no rule.
+inline bool ends_like_die_header(std::string_view s) { return ends_with_die_counter(s) || ends_with_die_code(s); }
+// The die header that no start word opens, from the start words on: "Oops [#1]", "Kernel BUG [#1]"
+// (riscv, csky: "%s [#%d]"), "Kernel bug detected[#1]:" (mips, loongarch: "%s[#%d]:"),
+// "insmod(2345): Kernel illegal instruction [#1]" (sparc32 and sparc64 die_if_kernel:
+// "%s(%d): %s [#%d]", the task's comm and pid first), "modprobe (pid 1234): Kernel Fault (code 15)"
+// (parisc). None when the message is no die string (one opening with a letter), or for parisc's
+// without its task and pid (the form it prints for a user-space fault ends " at <address>").
 std::optional<StartMarker> die_header(std::string_view s);
 }  // namespace markers_detail
 
@@ -93,8 +113,8 @@ extern const std::array<std::uint8_t, 256> kFirstByteRoles;
 
 // The roles (markers_detail::kMayStart, kMayEnd) of the first byte of `trimmed` (scan::trim_left of
 // a line), none for an empty one. Without kMayStart, match_start_trimmed finds nothing in a line
-// whose scan found no word start and that does not end with die()'s counter
-// (ends_with_die_counter); without kMayEnd, match_end_trimmed is EndMarker::None: the parser asks
+// whose scan found no word start and that does not end as a die header does
+// (ends_like_die_header); without kMayEnd, match_end_trimmed is EndMarker::None: the parser asks
 // neither then.
 inline std::uint8_t first_byte_roles(std::string_view trimmed) {
   return trimmed.empty() ? 0 : markers_detail::kFirstByteRoles[static_cast<unsigned char>(trimmed[0])];
@@ -113,7 +133,7 @@ inline std::optional<StartMarker> match_start_trimmed(std::string_view text, std
     if (s.size() < 2) return std::nullopt;
     const std::size_t i = std::size_t{static_cast<unsigned char>(s[0])} << 8 | static_cast<unsigned char>(s[1]);
     if (((markers_detail::kRulePairBits[i / 64] >> (i % 64)) & 1) == 0)
-      return markers_detail::ends_with_die_counter(s) ? markers_detail::die_header(s) : std::nullopt;
+      return markers_detail::ends_like_die_header(s) ? markers_detail::die_header(s) : std::nullopt;
   }
   return markers_detail::match_start_from(text, s, found_words);
 }

@@ -250,6 +250,54 @@ BOOST_AUTO_TEST_CASE(a_sparc64_die_report_is_titled_by_its_trapped_function) {
       }
 }
 
+// parisc's die_if_kernel() (arch/parisc/kernel/traps.c): the header "comm (pid N): message (code N)",
+// show_regs()'s " IAOQ[0]: %pS" crash site, then "Backtrace:" from the trapped function's caller
+// (parisc_show_stack's first unwind step). One report behind every prefix and line end, titled
+// by the crash site; the form it prints for a user-space fault (" at <address>" after the code)
+// is no report.
+BOOST_AUTO_TEST_CASE(a_parisc_die_report_is_titled_by_its_trapped_function) {
+  const std::vector<std::string> lines = {
+      "      _______________________________ ",
+      "     < Your System ate a SPARC! Gah! >",
+      "modprobe (pid 1234): Kernel Fault (code 15)",
+      "CPU: 0 PID: 1234 Comm: modprobe Not tainted 6.1.0-parisc64 #1 Debian 6.1.20-1",
+      "PSW: 00001000000001101111111100001111 Not tainted",
+      "r00-03  000000ff0806ff0f 0000000040d5f4e0 000000004024a1b4 000000005f1c0760",
+      "IASQ: 0000000000000000 0000000000000000 IAOQ: 0000000040262d60 0000000040262d64",
+      " IIR: 0f401096    ISR: 0000000000000000  IOR: 0000000000000000",
+      " IAOQ[0]: bad_init+0x20/0x48 [bad]",
+      " IAOQ[1]: bad_init+0x24/0x48 [bad]",
+      " RP(r2): do_one_initcall+0x94/0x2f0",
+      "Backtrace:",
+      " [<000000004024a1b4>] do_one_initcall+0x94/0x2f0",
+      " [<0000000040312c68>] do_init_module+0x78/0x2b8",
+      " [<0000000040303fc4>] syscall_exit+0x0/0x10",
+      "",
+  };
+  for (const std::string& prefix : kPrefixes)
+    for (const std::string_view eol : {"\n", "\r\n"}) {
+      std::string log;
+      for (const std::string& l : lines) log += prefix + l + std::string(eol);
+      auto reports = parse_log(log, "t");
+      BOOST_TEST_CONTEXT("behind \"" << prefix << "\", " << (eol.size() == 2 ? "CRLF" : "LF")) {
+        BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+        Report& r = reports[0];
+        analyze_report(r);
+        BOOST_TEST(r.title == "Kernel Fault (code NUM) in bad_init");
+        BOOST_TEST(r.header == "Kernel Fault (code 15)");
+        BOOST_TEST(to_string(r.arch) == "parisc");
+        BOOST_TEST(!r.corrupted);
+        BOOST_REQUIRE(r.rip.has_value());
+        BOOST_TEST(r.rip->function.value_or("") == "bad_init");
+        BOOST_TEST(r.frames.size() == 3u);
+      }
+      BOOST_TEST(parse_log(prefix + "sh (pid 77): Illegal instruction (code 8) at 00000000000104d8" + std::string(eol) +
+                               prefix + "CPU: 0 PID: 77 Comm: sh Not tainted 6.1.0-parisc64 #1" + std::string(eol),
+                           "t")
+                     .empty());
+    }
+}
+
 // die()'s counter ends the header of the architectures that print no start word before it
 // (markers_detail::die_header): every die string, both counter forms, with sparc's "comm(pid): "
 // before it or not (task names with '/', ':', parentheses, of 15 bytes); and the lines that only
@@ -277,10 +325,42 @@ BOOST_AUTO_TEST_CASE(a_die_counter_ends_a_header_and_the_look_alikes_start_nothi
           BOOST_TEST((marker->join == JoinPolicy::FollowUp));
         }
       }
-  for (const std::string line : {"[#1]", " [#1]", "1234 [#1]", "foo [#]", "foo [#1234567890]", "foo [#1] SMP",
-                                 "foo #1]", "foo [1]", "(12): x [#1]", "insmod(2345): [#1]", "foo [#1]::", ""}) {
+  // parisc's form: the task and pid first, the trap's code last.
+  for (const std::string& m : messages)
+    for (const std::string& task : {std::string("modprobe (pid 1234): "), std::string("kworker/0:1 (pid 5): ")})
+      for (const std::string& code : {std::string(" (code 15)"), std::string(" (code -1)"), std::string(" (code 0)")}) {
+        const std::string line = task + m + code;
+        BOOST_TEST_CONTEXT(line) {
+          BOOST_TEST(markers_detail::ends_like_die_header(line));
+          const auto marker = match_start(line);
+          BOOST_REQUIRE(marker.has_value());
+          BOOST_TEST(std::string(marker->header) == m + code);
+          BOOST_TEST(to_string(marker->kind) == to_string(ReportKind::Oops));
+        }
+      }
+  for (const std::string line : {"[#1]",
+                                 " [#1]",
+                                 "1234 [#1]",
+                                 "foo [#]",
+                                 "foo [#1234567890]",
+                                 "foo [#1] SMP",
+                                 "foo #1]",
+                                 "foo [1]",
+                                 "(12): x [#1]",
+                                 "insmod(2345): [#1]",
+                                 "foo [#1]::",
+                                 "",
+                                 "Kernel Fault (code 15)",
+                                 " (pid 1): Oops (code 1)",
+                                 "sh (pid 1): Oops (code 15) at 00000000000104d8",
+                                 "sh (pid x): Oops (code 15)",
+                                 "sh (pid 1): (code 15)",
+                                 "sh (pid 1): 15 (code 15)",
+                                 "sh (pid 1): Oops (code )",
+                                 "sh (pid 1): Oops (code 1234567890)",
+                                 "a_task_name_longer_than_15 (pid 1): Oops (code 1)"}) {
     BOOST_TEST_CONTEXT("\"" << line << "\"") {
-      if (line.starts_with("foo [#1] SMP") || line.starts_with("insmod")) {
+      if (line.starts_with("foo [#1] SMP") || line.starts_with("insmod") || line.starts_with("Kernel Fault")) {
         BOOST_TEST(!markers_detail::die_header(line).has_value());
       } else {
         BOOST_TEST(!match_start(line).has_value());

@@ -467,7 +467,7 @@ BOOST_AUTO_TEST_CASE(first_byte_roles_skip_only_lines_that_match_nothing) {
     const LineScan seen = scanner.scan(line);
     // The parser's test (log_parser.cpp, route): die()'s counter at the end is a third way in.
     if (!(roles & markers_detail::kMayStart) && seen.word_count == 0 && !seen.more_words &&
-        !markers_detail::ends_with_die_counter(scan::trim_left(line))) {
+        !markers_detail::ends_like_die_header(scan::trim_left(line))) {
       ++skipped;
       BOOST_TEST_REQUIRE(!match_start(line).has_value(), line);
     }
