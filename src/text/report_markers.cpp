@@ -118,6 +118,8 @@ constexpr Rule kRules[] = {
     {"Oops: ", ReportKind::Oops, JoinPolicy::FollowUp},
     {"Oops[#", ReportKind::Oops, JoinPolicy::FollowUp},
     {"Oops - ", ReportKind::Oops, JoinPolicy::FollowUp},
+    // openrisc's die(): "%s#: %04lx" (arch/openrisc/kernel/traps.c).
+    {"Oops#: ", ReportKind::Oops, JoinPolicy::FollowUp},
     {"general protection fault", ReportKind::GeneralProtectionFault, JoinPolicy::FollowUp},
     {"invalid opcode: ", ReportKind::InvalidOpcode, JoinPolicy::FollowUp},
     {"double fault: ", ReportKind::DoubleFault, JoinPolicy::FollowUp},
@@ -360,6 +362,17 @@ bool is_benign_warning(std::string_view s) {
   return contains_uses_nocase(s, {"wireless extensions", "deprecated v2 capabilities"});
 }
 
+// The die() headers that print "Oops: " and no counter: m68k's die_if_kernel, "%s: %08x"
+// (arch/m68k/kernel/traps.c: "Oops: 00000000", the line whole), and microblaze's and nios2's
+// die, "Oops: %s, sig: %ld" (arch/microblaze/kernel/exceptions.c, arch/nios2/kernel/traps.c).
+bool oops_without_counter(std::string_view s) {
+  const std::string_view rest = scan::trim_right(s.substr(6));
+  if (rest.size() == 8 && std::all_of(rest.begin(), rest.end(), [](char c) { return scan::is_hex(c); })) return true;
+  std::size_t n = rest.size();
+  const std::size_t digits = markers_detail::digits_before(rest, n);
+  return digits != 0 && digits < 10 && n > 7 && rest.substr(0, n).ends_with(", sig: ");
+}
+
 }  // namespace
 
 namespace markers_detail {
@@ -398,9 +411,10 @@ bool is_benign_start(std::string_view s) {
       // "general protection fault: 0000 [#1]" or "..., probably for non-canonical address".
       return s.starts_with("general protection fault ip:");
     case 'O':
-      // An oops line always counts its oopses ("Oops: 0000 [#1] SMP"); drivers print
-      // "Oops: efitime: can't read time!" and the like as plain messages.
-      return s.starts_with("Oops: ") && !scan::contains(s, "[#");
+      // An oops line counts its oopses ("Oops: 0000 [#1] SMP"), or is one of the die() headers
+      // that do not (oops_without_counter); drivers print "Oops: efitime: can't read time!" and
+      // the like as plain messages.
+      return s.starts_with("Oops: ") && !scan::contains(s, "[#") && !oops_without_counter(s);
     default: return false;
   }
 }

@@ -358,7 +358,12 @@ BOOST_AUTO_TEST_CASE(a_die_counter_ends_a_header_and_the_look_alikes_start_nothi
                                  "sh (pid 1): 15 (code 15)",
                                  "sh (pid 1): Oops (code )",
                                  "sh (pid 1): Oops (code 1234567890)",
-                                 "a_task_name_longer_than_15 (pid 1): Oops (code 1)"}) {
+                                 "a_task_name_longer_than_15 (pid 1): Oops (code 1)",
+                                 "Oops: 1234567",
+                                 "Oops: 12345678 extra",
+                                 "Oops: foo, sig: x",
+                                 "Oops: , sig: 1234567890",
+                                 "Oops: efitime: can't read time!"}) {
     BOOST_TEST_CONTEXT("\"" << line << "\"") {
       if (line.starts_with("foo [#1] SMP") || line.starts_with("insmod") || line.starts_with("Kernel Fault")) {
         BOOST_TEST(!markers_detail::die_header(line).has_value());
