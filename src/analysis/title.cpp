@@ -8,14 +8,16 @@ namespace btaudit {
 
 namespace {
 
-// Architectures whose trace of a trap starts at the trapped function's caller: sparc64's
-// show_stack() from the trap frame's %fp (arch/sparc/kernel/traps_64.c), parisc's first
-// unwind_once() from the trap's registers (arch/parisc/kernel/traps.c parisc_show_stack). The
-// function that trapped is named by the crash site alone ("TPC: <%pS>", " IAOQ[0]: %pS").
-bool trace_starts_at_caller(Arch a) { return a == Arch::Sparc64 || a == Arch::Parisc; }
+// Architectures whose trace of a trap does not start at the trapped function: sparc64's
+// show_stack() starts from the trap frame's %fp (arch/sparc/kernel/traps_64.c), parisc's first
+// unwind_once() from the trap's registers (arch/parisc/kernel/traps.c parisc_show_stack) is the
+// caller already, and m68k's show_trace() prints every text address on the stack above the
+// exception frame (arch/m68k/kernel/traps.c). The function that trapped is named by the crash
+// site alone ("TPC: <%pS>", " IAOQ[0]: %pS", "PC: [<%08lx>] %pS").
+bool title_from_crash_site(Arch a) { return a == Arch::Sparc64 || a == Arch::Parisc || a == Arch::M68k; }
 
 std::string guilty_name(const Report& r) {
-  if (trace_starts_at_caller(r.arch) && r.rip && r.rip->function)
+  if (title_from_crash_site(r.arch) && r.rip && r.rip->function)
     return std::string(base_function_name(*r.rip->function));
   if (r.guilty && r.frames[*r.guilty].function) return std::string(base_function_name(*r.frames[*r.guilty].function));
   if (r.rip && r.rip->function) return std::string(base_function_name(*r.rip->function));
@@ -34,10 +36,10 @@ std::string make_title(const Report& r) { return make_title(r, title_from_rules(
 
 std::string make_title(const Report& r, const std::optional<RuleTitle>& rules) {
   // syzkaller's conventions when the report's own lines are at hand (text input). Its rules read
-  // the stacks of the architectures it fuzzes; on sparc64's and parisc's (no syzkaller targets) a
-  // title whose stack they could not read says "corrupted" of a report that is not: the crash
-  // site names it.
-  const bool unread_stack = rules && rules->corrupted && rules->frame.empty() && trace_starts_at_caller(r.arch);
+  // the stacks of the architectures it fuzzes; on sparc64's, parisc's and m68k's (no syzkaller
+  // targets) a title whose stack they could not read says "corrupted" of a report that is not:
+  // the crash site names it.
+  const bool unread_stack = rules && rules->corrupted && rules->frame.empty() && title_from_crash_site(r.arch);
   if (rules && !unread_stack) return normalize_title(rules->title);
   return normalize_title(fallback_title(r));
 }

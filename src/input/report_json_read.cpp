@@ -140,7 +140,7 @@ Report report_from_json_text(std::string_view text) {
   out.kaslr_offset = opt<std::int64_t>(r, "kaslr_offset");
   out.kaslr_source = str(r, "kaslr_source");
   out.kaslr_agreeing_frames = opt<int>(r, "kaslr_agreeing_frames").value_or(0);
-  out.arch = enum_of(str(r, "arch"), Arch::Parisc, Arch::Unknown, [](Arch a) { return to_string(a); });
+  out.arch = enum_of(str(r, "arch"), Arch::M68k, Arch::Unknown, [](Arch a) { return to_string(a); });
   out.code_bytes = str(r, "code");
   read_registers(r, out.registers);
   if (const auto d = r.find("crash_site_debug"); d != r.end() && d->is_object()) out.rip_debug = debug_of(*d);

@@ -14,6 +14,7 @@ std::string_view to_string(Arch a) {
     case Arch::Mips: return "mips";
     case Arch::Sparc64: return "sparc64";
     case Arch::Parisc: return "parisc";
+    case Arch::M68k: return "m68k";
     case Arch::Unknown: return "unknown";
   }
   return "unknown";

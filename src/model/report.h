@@ -52,7 +52,7 @@ struct InputSpan {
   std::uint32_t last_line = 0;
 };
 
-enum class Arch { Unknown, X86_64, I386, Arm64, Arm, PowerPC, S390, RiscV, Mips, Sparc64, Parisc };
+enum class Arch { Unknown, X86_64, I386, Arm64, Arm, PowerPC, S390, RiscV, Mips, Sparc64, Parisc, M68k };
 
 // One block of register rows as the kernel printed them ("RSP: 0018:... EFLAGS: ...",
 // "RAX: ... RBX: ... RCX: ...", arch/x86/kernel/process_64.c __show_regs()).

@@ -630,6 +630,10 @@ bool ReportBuilder::parse_header_field(std::string_view s, std::uint32_t line) {
     case 'P':
       if (has_prefix(s, "Pid: ")) return parse_task_line(s);
       if (has_prefix(s, "PC is at ")) return parse_code_site(s);
+      if (has_prefix(s, "PC: [<")) {  // m68k's show_registers(): "PC: [<%08lx>] %pS"
+        if (report_.arch == Arch::Unknown) report_.arch = Arch::M68k;
+        return parse_code_site(s);
+      }
       break;
     case 'H':
       if (take_prefix(s, "Hardware name: ")) {

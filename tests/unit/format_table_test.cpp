@@ -65,6 +65,23 @@ const std::vector<std::string> kPrefixes = {
     "2024-01-01T00:00:00+0000 host kernel: ",
 };
 
+// The one report `lines` make behind every console prefix, with LF and CRLF ends, analyzed and
+// handed to `check` inside a test context naming the form.
+template <class Check>
+void for_each_console_form(const std::vector<std::string>& lines, Check check) {
+  for (const std::string& prefix : kPrefixes)
+    for (const std::string_view eol : {"\n", "\r\n"}) {
+      std::string log;
+      for (const std::string& l : lines) log += prefix + l + std::string(eol);
+      auto reports = parse_log(log, "t");
+      BOOST_TEST_CONTEXT(lines.front() << " behind \"" << prefix << "\", " << (eol.size() == 2 ? "CRLF" : "LF")) {
+        BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+        analyze_report(reports[0]);
+        check(reports[0]);
+      }
+    }
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(format_table)
@@ -222,32 +239,25 @@ BOOST_AUTO_TEST_CASE(a_sparc64_die_report_is_titled_by_its_trapped_function) {
        "BUG: unable to handle kernel NULL pointer dereference in bad_init",
        ReportKind::NullPointerDereference},
   };
-  for (const Case& c : cases)
-    for (const std::string& prefix : kPrefixes)
-      for (const std::string_view eol : {"\n", "\r\n"}) {
-        std::string log;
-        for (const std::string& l : c.head) log += prefix + l + std::string(eol);
-        for (const std::string& l : die) log += prefix + l + std::string(eol);
-        auto reports = parse_log(log, "t");
-        BOOST_TEST_CONTEXT(c.head.front() << " behind \"" << prefix << "\", " << (eol.size() == 2 ? "CRLF" : "LF")) {
-          BOOST_REQUIRE_EQUAL(reports.size(), 1u);
-          Report& r = reports[0];
-          analyze_report(r);
-          BOOST_TEST(r.title == std::string(c.title));
-          BOOST_TEST(to_string(r.kind) == to_string(c.kind));
-          BOOST_TEST(to_string(r.arch) == "sparc64");
-          BOOST_TEST(!r.corrupted);
-          BOOST_REQUIRE(r.rip.has_value());
-          BOOST_TEST(r.rip->function.value_or("") == "bad_init");
-          BOOST_TEST(r.rip->address.value_or(0) == 0x10134008U);
-          BOOST_REQUIRE_EQUAL(r.traces.size(), 2u);
-          BOOST_TEST(r.traces[0].label == "Call Trace");
-          BOOST_TEST(r.traces[0].frame_count == 3u);
-          BOOST_TEST(r.traces[1].label == "Caller");
-          BOOST_TEST(r.traces[1].frame_count == 4u);
-          BOOST_TEST(r.frames[r.traces[1].first_frame].address.value_or(0) == 0x427a44U);
-        }
-      }
+  for (const Case& c : cases) {
+    std::vector<std::string> lines = c.head;
+    lines.insert(lines.end(), die.begin(), die.end());
+    for_each_console_form(lines, [&c](const Report& r) {
+      BOOST_TEST(r.title == std::string(c.title));
+      BOOST_TEST(to_string(r.kind) == to_string(c.kind));
+      BOOST_TEST(to_string(r.arch) == "sparc64");
+      BOOST_TEST(!r.corrupted);
+      BOOST_REQUIRE(r.rip.has_value());
+      BOOST_TEST(r.rip->function.value_or("") == "bad_init");
+      BOOST_TEST(r.rip->address.value_or(0) == 0x10134008U);
+      BOOST_REQUIRE_EQUAL(r.traces.size(), 2u);
+      BOOST_TEST(r.traces[0].label == "Call Trace");
+      BOOST_TEST(r.traces[0].frame_count == 3u);
+      BOOST_TEST(r.traces[1].label == "Caller");
+      BOOST_TEST(r.traces[1].frame_count == 4u);
+      BOOST_TEST(r.frames[r.traces[1].first_frame].address.value_or(0) == 0x427a44U);
+    });
+  }
 }
 
 // parisc's die_if_kernel() (arch/parisc/kernel/traps.c): the header "comm (pid N): message (code N)",
@@ -274,28 +284,49 @@ BOOST_AUTO_TEST_CASE(a_parisc_die_report_is_titled_by_its_trapped_function) {
       " [<0000000040303fc4>] syscall_exit+0x0/0x10",
       "",
   };
+  for_each_console_form(lines, [](const Report& r) {
+    BOOST_TEST(r.title == "Kernel Fault (code NUM) in bad_init");
+    BOOST_TEST(r.header == "Kernel Fault (code 15)");
+    BOOST_TEST(to_string(r.arch) == "parisc");
+    BOOST_TEST(!r.corrupted);
+    BOOST_REQUIRE(r.rip.has_value());
+    BOOST_TEST(r.rip->function.value_or("") == "bad_init");
+    BOOST_TEST(r.frames.size() == 3u);
+  });
   for (const std::string& prefix : kPrefixes)
-    for (const std::string_view eol : {"\n", "\r\n"}) {
-      std::string log;
-      for (const std::string& l : lines) log += prefix + l + std::string(eol);
-      auto reports = parse_log(log, "t");
-      BOOST_TEST_CONTEXT("behind \"" << prefix << "\", " << (eol.size() == 2 ? "CRLF" : "LF")) {
-        BOOST_REQUIRE_EQUAL(reports.size(), 1u);
-        Report& r = reports[0];
-        analyze_report(r);
-        BOOST_TEST(r.title == "Kernel Fault (code NUM) in bad_init");
-        BOOST_TEST(r.header == "Kernel Fault (code 15)");
-        BOOST_TEST(to_string(r.arch) == "parisc");
-        BOOST_TEST(!r.corrupted);
-        BOOST_REQUIRE(r.rip.has_value());
-        BOOST_TEST(r.rip->function.value_or("") == "bad_init");
-        BOOST_TEST(r.frames.size() == 3u);
-      }
-      BOOST_TEST(parse_log(prefix + "sh (pid 77): Illegal instruction (code 8) at 00000000000104d8" + std::string(eol) +
-                               prefix + "CPU: 0 PID: 77 Comm: sh Not tainted 6.1.0-parisc64 #1" + std::string(eol),
-                           "t")
-                     .empty());
-    }
+    BOOST_TEST(parse_log(prefix + "sh (pid 77): Illegal instruction (code 8) at 00000000000104d8\n" + prefix +
+                             "CPU: 0 PID: 77 Comm: sh Not tainted 6.1.0-parisc64 #1\n",
+                         "t")
+                   .empty());
+}
+
+// m68k's die_if_kernel() (arch/m68k/kernel/traps.c): "Oops: %08x" after the fault's line, then
+// show_registers()'s "PC: [<%08lx>] %pS" crash site and show_trace()'s scan of the stack, whose
+// words are every text address above the exception frame. One report behind every prefix and
+// line end, titled by the crash site.
+BOOST_AUTO_TEST_CASE(an_m68k_die_report_is_titled_by_its_crash_site) {
+  const std::vector<std::string> lines = {
+      "Unable to handle kernel NULL pointer dereference at virtual address 00000000",
+      "Oops: 00000000",
+      "Modules linked in: bad(O)",
+      "PC: [<0001f0a4>] bad_init+0x4/0x10 [bad]",
+      "SR: 2700  SP: (ptrval)  a2: 00000000",
+      "d0: 00000000    d1: 00000000    d2: 00000000    d3: 00000000",
+      "Process insmod (pid: 42, task=(ptrval))",
+      "Call Trace: [<0002a3b6>] do_one_initcall+0x36/0x170",
+      " [<0001f0a0>] bad_init+0x0/0x10 [bad]",
+      " [<00051f2a>] do_init_module+0x3a/0x1ba",
+      "",
+      "Code: 4e56 0000 4281 <2281> 4e5e 4e75 4e56 0000 4280 4e5e",
+  };
+  for_each_console_form(lines, [](const Report& r) {
+    BOOST_TEST(r.title == "BUG: unable to handle kernel NULL pointer dereference in bad_init");
+    BOOST_TEST(to_string(r.arch) == "m68k");
+    BOOST_REQUIRE(r.rip.has_value());
+    BOOST_TEST(r.rip->function.value_or("") == "bad_init");
+    BOOST_TEST(r.rip->address.value_or(0) == 0x1f0a4U);
+    BOOST_TEST(r.frames.size() == 3u);
+  });
 }
 
 // die()'s counter ends the header of the architectures that print no start word before it

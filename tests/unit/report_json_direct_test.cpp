@@ -102,7 +102,7 @@ btaudit::CodeLocation random_location(std::mt19937& rng) {
 Report random_report(std::mt19937& rng) {
   Report r;
   r.kind = static_cast<btaudit::ReportKind>(rng() % (static_cast<unsigned>(btaudit::ReportKind::Other) + 1));
-  r.arch = static_cast<btaudit::Arch>(rng() % (static_cast<unsigned>(btaudit::Arch::Parisc) + 1));
+  r.arch = static_cast<btaudit::Arch>(rng() % (static_cast<unsigned>(btaudit::Arch::M68k) + 1));
   r.title = random_text(rng);
   r.header = random_text(rng);
   r.corrupted = rng() % 3 == 0;
