@@ -303,7 +303,6 @@ void ReportBuilder::note_cut_line(std::size_t limit) {
 void ReportBuilder::start_trace(std::string label, std::uint32_t line, bool primary) {
   end_trace();
   ++traces_seen_;
-  in_caller_trace_ = false;
   // Past the limit a trace is read (its lines must not pass for something else) but not kept.
   keeping_trace_ = report_.traces.size() < limits_.max_frames;
   in_trace_ = true;
