@@ -52,6 +52,9 @@ constexpr ReasonText text_of(Reason r) {
     case Reason::PtRegs: return {"pt_regs", "the interrupted RIP saved in a pt_regs on this stack"};
     case Reason::Backlink:
       return {"backlink", "reached after the unwinder crossed to this stack through a saved stack pointer"};
+    case Reason::MachineCodeFrame:
+      return {"machine_code_frame",
+              "the function's machine code gives this frame where ORC has no rule (a function objtool skipped)"};
     case Reason::StaleByOrc:
       return {"stale_by_orc", "the ORC unwinder was alive past this slot and its chain went through another one"};
     case Reason::StaleByFramePointer:
@@ -81,6 +84,7 @@ ReasonScope reason_scope(Reason r) {
     case Reason::FramePointer:
     case Reason::PtRegs:
     case Reason::Backlink:
+    case Reason::MachineCodeFrame:
     case Reason::StaleByOrc:
     case Reason::StaleByFramePointer:
     case Reason::AfterStackEnd:

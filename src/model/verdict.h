@@ -39,13 +39,14 @@ enum class Reason {
   UncheckedBudget,  // (debuginfo) the call-site check did not run: the report's or dump's time budget ran out
 
   // Dump rules: frames of a walked stack (btaudit vmcore), stamped by the walker.
-  CpuRegisters,         // (reliable) the RIP of the CPU's saved registers
-  SchedulerFrame,       // (reliable) the return address a switched-out task's inactive_task_frame holds
-  Orc,                  // (reliable) the ORC unwinder reached this return-address slot
-  FramePointer,         // (reliable) the frame-pointer chain reached this slot
-  PtRegs,               // (reliable) the interrupted RIP saved in a pt_regs on this stack
-  Backlink,             // (reliable) reached after the unwinder crossed stacks through a saved stack pointer
-  StaleByOrc,           // (stale) the ORC unwinder was alive and its chain went through another slot
+  CpuRegisters,      // (reliable) the RIP of the CPU's saved registers
+  SchedulerFrame,    // (reliable) the return address a switched-out task's inactive_task_frame holds
+  Orc,               // (reliable) the ORC unwinder reached this return-address slot
+  FramePointer,      // (reliable) the frame-pointer chain reached this slot
+  PtRegs,            // (reliable) the interrupted RIP saved in a pt_regs on this stack
+  Backlink,          // (reliable) reached after the unwinder crossed stacks through a saved stack pointer
+  MachineCodeFrame,  // (reliable) the function's machine code gives the frame where ORC has none (objtool skipped it)
+  StaleByOrc,        // (stale) the ORC unwinder was alive and its chain went through another slot
   StaleByFramePointer,  // (stale) the frame-pointer chain was alive and went through another slot
   AfterStackEnd,        // (stale) after the unwinder reached the end of the chain
   AfterUnwindError,     // (plausible) after the unwinder failed: may be a caller it lost

@@ -25,6 +25,7 @@ enum class Trust {
   FramePointer,  // the frame-pointer chain's return-address slot
   PtRegs,        // the interrupted RIP of a pt_regs the unwinder found
   Backlink,      // the first slot after the unwinder crossed stacks through a saved stack pointer
+  MachineCode,   // the slot a frame read from the function's machine code gives (unwind/code_frame.h)
   Scan,          // a text address found by scanning the stack: what the kernel prints with '?'
 };
 
@@ -35,6 +36,7 @@ constexpr std::string_view to_string(Trust t) {
     case Trust::FramePointer: return "frame_pointer";
     case Trust::PtRegs: return "pt_regs";
     case Trust::Backlink: return "backlink";
+    case Trust::MachineCode: return "machine_code";
     case Trust::Scan: return "scan";
   }
   return "scan";

@@ -1,5 +1,7 @@
 #include "unwind/dump_walk.h"
 
+#include "provider/return_address.h"
+#include "unwind/code_frame.h"
 #include "unwind/orc_loader.h"
 #include "unwind/stack_walk.h"
 #include "vmcore/irq_state.h"
@@ -56,6 +58,24 @@ DumpWalk walk_dump(MemorySource& m, SymbolProvider& symbols, TypeProvider& types
   out.orc_entries = orc.table.size();
   const KernelText text(symbols, kaslr, out.modules);
   const auto is_text = [&text](std::uint64_t a) { return text.contains(a); };
+  // Where ORC's entry is undefined (a function objtool skipped: __crash_kexec, where every kdump
+  // capture's registers were taken), the frame the function's machine code gives: its bounds as
+  // kallsyms gives them, its bytes as the dump holds them. vmlinux's functions only.
+  const X86Decoder decoder;
+  const auto shift = static_cast<std::uint64_t>(kaslr);
+  const auto noreturn = [&symbols, shift](std::uint64_t target) {
+    auto s = symbols.kallsyms_at(target - shift);
+    return s && s->address == target - shift && objtool_noreturn(s->name);
+  };
+  const CodeFrames code_frames = [&](std::uint64_t ip, bool exact) -> std::optional<CodeFrame> {
+    constexpr std::uint64_t kMaxFunctionBytes = 64 << 10;
+    if (!text.in_vmlinux(ip)) return std::nullopt;
+    auto f = symbols.kallsyms_at(symbol_lookup_address(ip, exact) - shift);
+    if (!f || f->size == 0 || f->size > kMaxFunctionBytes) return std::nullopt;
+    std::vector<std::uint8_t> code(f->size);
+    if (m.read(f->address + shift, code) != code.size()) return std::nullopt;
+    return frame_from_code({code, f->address + shift, ip, exact, noreturn}, decoder);
+  };
 
   std::vector<std::optional<std::uint64_t>> sps;
   for (const auto& r : regs_by_cpu) {
@@ -70,6 +90,7 @@ DumpWalk walk_dump(MemorySource& m, SymbolProvider& symbols, TypeProvider& types
     in.orc = &orc.table;
     in.is_kernel_text = is_text;
     in.frame_pointer_kernel = orc.frame_pointer_kernel;
+    in.code_frames = code_frames;
     if (in.regs.empty())
       cw.problems.push_back("no registers for this CPU: not walked");
     else
@@ -113,6 +134,7 @@ DumpWalk walk_dump(MemorySource& m, SymbolProvider& symbols, TypeProvider& types
         // (Verified against the kernel's own prints on ORC kernels; on a frame-pointer
         // kernel the first frame's '?' mark may differ from unwind_frame.c's.)
         in.frame_pointer_kernel = orc.frame_pointer_kernel;
+        in.code_frames = code_frames;
         take(cw, walk_stacks(m, in));
       }
     }

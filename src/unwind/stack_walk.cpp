@@ -22,6 +22,7 @@ Reason reliable_reason(Trust t, bool blocked_start) {
     case Trust::FramePointer: return Reason::FramePointer;
     case Trust::PtRegs: return Reason::PtRegs;
     case Trust::Backlink: return Reason::Backlink;
+    case Trust::MachineCode: return Reason::MachineCodeFrame;
     case Trust::Scan: break;
   }
   return Reason::ScannedTextAddress;
@@ -46,6 +47,7 @@ WalkResult walk_stacks(MemorySource& m, const WalkInput& in) {
   WalkResult out;
   StackAccess access(m, in.stacks, in.regs);
   Unwinder u(access, in.orc, in.frame_pointer_kernel, in.max_frames, out.problems);
+  if (in.code_frames) u.read_code_frames(in.code_frames);
   std::uint64_t stack = 0;
   const bool blocked = in.blocked_scan_from.has_value();
   if (blocked) {

@@ -16,6 +16,7 @@
 #include "memory/memory_source.h"
 #include "model/walked_stack.h"
 #include "unwind/orc_table.h"
+#include "unwind/unwinder.h"
 
 namespace btaudit {
 
@@ -39,6 +40,8 @@ struct WalkInput {
   // A kernel built without ORC (CONFIG_UNWINDER_FRAME_POINTER): frame pointers are its
   // own unwinder, not a fallback, and its entry code encodes pt_regs in RBP.
   bool frame_pointer_kernel = false;
+  // Frames read from machine code where ORC's entry is undefined (unwinder.h); none when empty.
+  CodeFrames code_frames;
   // Above every word of a CPU's stacks (task and IRQ 16 KiB each, the IST stacks):
   // reached only when a stack's size is corrupt, then said as a problem.
   std::size_t max_frames = 16384;

@@ -64,7 +64,11 @@ bool get_reg(const UnwindState& s, StackAccess& a, std::uint64_t off, std::uint6
 // stands for): the caller's SP, then by type its IP (and registers), then its BP.
 StepOutcome apply_rule(const UnwindState& s, const OrcEntry& e, StackAccess& a, Trust trust) {
   if (e.type == OrcType::EndOfStack) return StepOutcome::end();
-  if (e.type == OrcType::Undefined || e.sp_reg == OrcReg::Undefined) return StepOutcome::fail("undefined ORC entry");
+  if (e.type == OrcType::Undefined || e.sp_reg == OrcReg::Undefined) {
+    StepOutcome undefined = StepOutcome::fail("undefined ORC entry");
+    undefined.undefined_rule = true;
+    return undefined;
+  }
   std::uint64_t sp = 0;
   bool indirect = false;
   switch (e.sp_reg) {
@@ -190,6 +194,18 @@ StepOutcome orc_step(const UnwindState& s, const OrcTable& orc, StackAccess& acc
   auto e = orc.find(symbol_lookup_address(s.ip, s.signal));
   if (!e) return StepOutcome::not_applicable();
   return apply_rule(s, *e, access, Trust::Orc);
+}
+
+StepOutcome code_frame_step(const UnwindState& s, const CodeFrame& f, StackAccess& access) {
+  // The rule an ORC entry would have given: the caller's SP just above the return address, the
+  // caller's RBP where the function pushed it (or RBP untouched).
+  OrcEntry e;
+  e.sp_reg = OrcReg::Sp;
+  e.sp_offset = static_cast<std::int16_t>(f.depth + 8);
+  e.type = OrcType::Call;
+  e.bp_reg = f.saved_bp ? OrcReg::PrevSp : OrcReg::Undefined;
+  e.bp_offset = static_cast<std::int16_t>(f.saved_bp.value_or(0));
+  return apply_rule(s, e, access, Trust::MachineCode);
 }
 
 StepOutcome pt_regs_step(const UnwindState& s, StackAccess& access) {

@@ -14,6 +14,7 @@
 
 #include "memory/memory_source.h"
 #include "model/walked_stack.h"
+#include "unwind/code_frame.h"
 #include "unwind/orc_table.h"
 
 namespace btaudit {
@@ -43,8 +44,9 @@ struct UnwindState {
 
 struct StepOutcome {
   enum Kind { Frame, NotApplicable, EndOfStack, Error } kind = NotApplicable;
-  UnwindState state;  // Frame: the caller's state
-  std::string error;  // Error: what went wrong, as the kernel would warn
+  UnwindState state;            // Frame: the caller's state
+  std::string error;            // Error: what went wrong, as the kernel would warn
+  bool undefined_rule = false;  // Error: ORC's entry for the address is undefined (objtool skipped its function)
   static StepOutcome not_applicable() { return {}; }
   static StepOutcome end() { return {EndOfStack, {}, {}}; }
   static StepOutcome fail(std::string what) { return {Error, {}, std::move(what)}; }
@@ -71,6 +73,10 @@ class StackAccess {
 // The ORC step (arch/x86/kernel/unwind_orc.c): the entry for ip (ip - 1 after a call) says where
 // the caller's SP, BP and return address are. NotApplicable when ORC has no entry for ip.
 StepOutcome orc_step(const UnwindState& s, const OrcTable& orc, StackAccess& access);
+
+// The machine-code step: the frame code_frame.h read from the function's instructions, for an
+// address whose ORC entry is undefined. Its frames are stamped Trust::MachineCode.
+StepOutcome code_frame_step(const UnwindState& s, const CodeFrame& f, StackAccess& access);
 
 // The pt_regs step of a frame-pointer kernel (unwind_frame.c, 4.10+): entry code that calls C
 // sets RBP to its pt_regs + 1 (ENCODE_FRAME_POINTER). NotApplicable unless RBP has bit 0 set.

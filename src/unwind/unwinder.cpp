@@ -54,6 +54,10 @@ void Unwinder::fail(const std::string& what, std::uint64_t ip) {
 void Unwinder::next() {
   if (done_) return;
   StepOutcome step = orc_ ? orc_step(state_, *orc_, access_) : StepOutcome::not_applicable();
+  // A function objtool skipped (STACK_FRAME_NON_STANDARD): its frame from its machine code, if
+  // the code says it without doubt; else the kernel's warning and the scan, as before.
+  if (step.kind == StepOutcome::Error && step.undefined_rule && code_frames_)
+    if (auto f = code_frames_(state_.ip, state_.signal)) step = code_frame_step(state_, *f, access_);
   if (step.kind == StepOutcome::NotApplicable && frame_pointer_kernel_) {
     // A frame-pointer kernel: pt_regs behind an encoded RBP, else the frame record.
     step = pt_regs_step(state_, access_);

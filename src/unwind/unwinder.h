@@ -6,6 +6,7 @@
 // grows on one stack, and a budget of steps.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,10 @@
 #include "unwind/unwind_step.h"
 
 namespace btaudit {
+
+// The frame a function's machine code gives at an address (code_frame.h), when the address's
+// ORC entry is undefined: `exact` for a CPU's stopped RIP, false for a return address.
+using CodeFrames = std::function<std::optional<CodeFrame>(std::uint64_t ip, bool exact)>;
 
 class Unwinder {
  public:
@@ -28,6 +33,8 @@ class Unwinder {
   void start_from_registers();
   // From a switched-out task's saved frame: no registers, ip a return address.
   void start_blocked();
+  // Where an ORC entry is undefined, the frame from the machine code (none by default).
+  void read_code_frames(CodeFrames frames) { code_frames_ = std::move(frames); }
   // One step to the caller.
   void next();
 
@@ -49,6 +56,7 @@ class Unwinder {
   bool frame_pointer_kernel_;
   std::size_t max_steps_;
   std::vector<std::string>& problems_;
+  CodeFrames code_frames_;
   UnwindState state_;
   bool done_ = false, failed_ = false;
   std::size_t steps_ = 0;

@@ -96,6 +96,18 @@ struct OrcRows {
   }
 };
 
+// An ORC table whose rows at and above fn(1) are undefined (a function objtool skipped), and
+// defined from fn(2) on when `defined_after` says so.
+OrcRows undefined_from_fn1(SyntheticMemory& mem, bool defined_after) {
+  OrcEntry undefined;
+  undefined.type = OrcType::Call;  // sp_reg undefined
+  OrcRows orc;
+  orc.rows = {{fn(1), undefined}};
+  if (defined_after) orc.rows.push_back({fn(2), call(8)});
+  orc.build(mem);
+  return orc;
+}
+
 struct Fixture {
   SyntheticMemory mem;
   test::PlantedStack task{StackKind::Task, "", kTask, kSize};
@@ -110,6 +122,17 @@ struct Fixture {
     irq.map_into(mem);
     df.map_into(mem);
     return StackAccess(mem, stacks, regs);
+  }
+  // One step from the registers stops on the kernel's "undefined ORC entry", machine code or not.
+  void expect_undefined_entry_error(const OrcTable& orc, const CodeFrames& code) {
+    StackAccess a = access();
+    Unwinder u(a, &orc, false, 64, problems);
+    if (code) u.read_code_frames(code);
+    u.start_from_registers();
+    u.next();
+    BOOST_TEST(u.failed());
+    BOOST_REQUIRE_EQUAL(problems.size(), 1u);
+    BOOST_TEST(problems[0].find("undefined ORC entry") != std::string::npos);
   }
   static UnwindState at(std::uint64_t ip, std::uint64_t sp, std::uint64_t bp = 0) {
     UnwindState s;
@@ -407,6 +430,54 @@ BOOST_AUTO_TEST_CASE(UnwinderPrefersOrcAndFallsBackToFramePointersWithAWarning) 
   BOOST_TEST(u.state().ip == fn(9) + 1);
   BOOST_REQUIRE_EQUAL(problems.size(), 1u);
   BOOST_TEST(problems[0].find("no ORC entry") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(UnwinderReadsTheFrameFromMachineCodeWhereOrcIsUndefined) {
+  // kdump's registers in __crash_kexec, a function objtool skipped: its whole range is undefined.
+  task.push(fn(9) + 1, "panic's return address, 0x18 bytes above SP");
+  task.push(0, "saved rbx");
+  task.push(0, "local");
+  const std::uint64_t sp = task.push(0, "local (SP)");
+  const OrcRows orc = undefined_from_fn1(mem, true);
+  regs = {{"rip", fn(1) + 0x20}, {"rsp", sp}, {"rbp", 0x1234}};
+  std::vector<std::pair<std::uint64_t, bool>> asked;
+  const CodeFrames code = [&asked](std::uint64_t ip, bool exact) -> std::optional<CodeFrame> {
+    asked.emplace_back(ip, exact);
+    return CodeFrame{0x18, std::nullopt};
+  };
+  {
+    StackAccess a = access();
+    Unwinder u(a, &orc.table, false, 64, problems);
+    u.read_code_frames(code);
+    u.start_from_registers();
+    u.next();
+    BOOST_TEST(!u.failed());
+    BOOST_TEST(u.state().trust == Trust::MachineCode);
+    BOOST_TEST(u.state().ip == fn(9) + 1);
+    BOOST_TEST(u.state().sp == sp + 0x20);
+    BOOST_TEST(u.state().bp == 0x1234u);  // RBP untouched: the caller's is the CPU's
+    BOOST_TEST(*u.return_address_slot() == sp + 0x18);
+    BOOST_REQUIRE_EQUAL(asked.size(), 1u);
+    BOOST_TEST(asked[0].first == fn(1) + 0x20);
+    BOOST_TEST(asked[0].second);  // a CPU's RIP: the exact address
+    BOOST_TEST(problems.empty());
+  }
+  // Without machine code to read, the kernel's error, as before.
+  expect_undefined_entry_error(orc.table, {});
+}
+
+BOOST_AUTO_TEST_CASE(UnwinderKeepsTheErrorWhenTheMachineCodeGivesNoFrame) {
+  const std::uint64_t sp = task.push(fn(9) + 1, "a return address");
+  const OrcRows orc = undefined_from_fn1(mem, false);
+  regs = {{"rip", fn(1) + 0x20}, {"rsp", sp}, {"rbp", 0}};
+  expect_undefined_entry_error(orc.table, [](std::uint64_t, bool) -> std::optional<CodeFrame> { return std::nullopt; });
+}
+
+BOOST_AUTO_TEST_CASE(OrcUndefinedEntrySaysSoForTheMachineCodeStep) {
+  const OrcRows orc = undefined_from_fn1(mem, true);
+  StackAccess a = access();
+  BOOST_TEST(orc_step(at(fn(1) + 1, kTask + 0x100), orc.table, a).undefined_rule);
+  BOOST_TEST(!orc_step(at(fn(2) + 1, kTask + 0x100), orc.table, a).undefined_rule);
 }
 
 BOOST_AUTO_TEST_CASE(UnwinderOnAFramePointerKernelTriesPtRegsBeforeTheFrameRecord) {
