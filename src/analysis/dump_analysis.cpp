@@ -87,6 +87,10 @@ DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreIn
     d.notes.push_back("registers placed by the kernel's per-CPU crash_notes: the file's " +
                       std::to_string(facts.cpu_registers.size()) +
                       " NT_PRSTATUS notes skip the CPUs that have none, so their order does not give the CPU");
+  std::optional<int> crashing_cpu;
+  if (auto sym = from_memory ? vmlinux.find("crashing_cpu", {}) : std::nullopt)
+    if (auto v = memory.read_u32(sym->address + static_cast<std::uint64_t>(d.kaslr)); v && *v < kMaxCpus)
+      crashing_cpu = static_cast<int>(*v);
   std::vector<std::map<std::string, std::uint64_t>> regs;
   std::vector<std::string> sources;
   for (const CpuRegisters& r : from_memory ? by_cpu : facts.cpu_registers) {
@@ -96,7 +100,18 @@ DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreIn
       sources.resize(r.cpu + 1, "no register note for this CPU");
     }
     regs[r.cpu] = r.regs;
-    sources[r.cpu] = from_memory ? "crash_notes (the kernel's per-CPU NT_PRSTATUS)" : facts.registers_from;
+    if (!from_memory)
+      sources[r.cpu] = facts.registers_from;
+    else if (!crashing_cpu)
+      sources[r.cpu] = "crash_notes (the kernel's per-CPU NT_PRSTATUS)";
+    else if (r.cpu == *crashing_cpu)
+      sources[r.cpu] =
+          "crash_notes (the kernel's per-CPU NT_PRSTATUS): the crashing CPU's, taken in __crash_kexec or "
+          "from the oops that called it";
+    else
+      sources[r.cpu] =
+          "crash_notes (the kernel's per-CPU NT_PRSTATUS): the context the crashing CPU's NMI "
+          "interrupted (crash_nmi_callback() saved it; the CPU then waited on its NMI stack)";
   }
   std::vector<TaskInfo> blocked;
   if (options.all_tasks || !options.task_pids.empty()) {
@@ -156,6 +171,16 @@ DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreIn
     if (d.reports[i].cpu && !d.reports[i].frames.empty() &&
         (d.reports[i].panicked || d.reports[i].kind == ReportKind::Panic))
       last_by_cpu[*d.reports[i].cpu] = i;
+  // A kdump capture (the registers are crash_notes'): crash_kexec() ran on the CPU that
+  // arch/x86/kernel/reboot.c's nmi_shootdown_cpus() recorded in crashing_cpu, and an oops that
+  // took it there (oops_end() calls crash_kexec() with the oops' registers, before any panic)
+  // is the last report that CPU printed: it ended that CPU's run too.
+  if (from_memory && crashing_cpu && !last_by_cpu.count(*crashing_cpu))
+    for (std::size_t i = d.reports.size(); i-- > 0;)
+      if (d.reports[i].cpu == *crashing_cpu && !d.reports[i].frames.empty()) {
+        last_by_cpu[*crashing_cpu] = i;
+        break;
+      }
   for (auto [cpu, index] : last_by_cpu)
     for (const StackWalk& cw : d.cpus)
       if (cw.state.cpu == cpu) d.checks.push_back(crosscheck(d.reports[index], index, cw));
