@@ -21,7 +21,7 @@ packages=(
 command -v node >/dev/null || packages+=(nodejs)
 command -v npm >/dev/null || packages+=(npm)
 if [ "${1:-}" = "--with-lab" ]; then
-  packages+=(crash python3-drgn makedumpfile qemu-system-x86 busybox-static hyperfine linux-source-6.1)
+  packages+=(crash python3-drgn makedumpfile kexec-tools qemu-system-x86 busybox-static hyperfine linux-source-6.1)
 fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq

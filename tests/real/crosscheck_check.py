@@ -13,7 +13,9 @@ Exit 77 when there is no dump.
 import json, os, subprocess, sys
 
 EXPECTED_TRANSITIONS = {'panic_irq': ('irq', 'task'), 'panic_warn_hardirq': ('irq', 'task'),
-                        'panic_nmi': ('NMI', 'task'), 'stack_overflow': ('#DF', 'task')}
+                        'panic_nmi': ('NMI', 'task'), 'stack_overflow': ('#DF', 'task'),
+                        # scripts/lab-kdump-cache.sh: the capture's registers on the IRQ and NMI stacks
+                        'kdump_hardirq': ('irq', 'task'), 'kdump_nmi': ('NMI', 'task')}
 from lab_args import split_vmcore_options
 
 (btaudit, dumps), vmcore_opts = split_vmcore_options(sys.argv)

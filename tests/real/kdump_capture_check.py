@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Dumps kdump wrote itself (scripts/lab-kdump-cache.sh) walk from the registers the kernel saved.
+
+  kdump_capture_check.py BTAUDIT VMCORE_DIR [--vmlinux PATH]
+
+Every CPU's registers come from the kernel's crash_notes. A panic's capture starts in
+__crash_kexec, which objtool skips (STACK_FRAME_NON_STANDARD): its RIP line names it, the first
+reliable frame is panic(), read from __crash_kexec's machine code (trust machine_code), and no
+CPU's walk ends on "undefined ORC entry". An oops' capture (oops_end() calls crash_kexec() with
+the oops' registers) starts at the faulting instruction. The cross-check against the printed
+traces is crosscheck_check.py's. Exit 77 when there is no dump.
+"""
+import json, os, subprocess, sys
+
+from lab_args import split_vmcore_options
+
+(btaudit, dumps), vmcore_opts = split_vmcore_options(sys.argv)
+names = sorted(n for n in (os.listdir(dumps) if os.path.isdir(dumps) else [])
+               if n.startswith('kdump_') and n.endswith(('.elf', '.kdump-zlib')))
+if not names:
+    print('no kdump lab dumps found: skipped (scripts/lab-kdump-cache.sh)')
+    sys.exit(77)
+bad = 0
+
+
+def fail(name, what):
+    global bad
+    bad += 1
+    print(f'{name}: {what}')
+
+
+for name in names:
+    path = os.path.join(dumps, name)
+    r = subprocess.run([btaudit, 'vmcore', *vmcore_opts, '--format', 'json', path], capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(name, f'failed: {r.stderr.strip()}')
+        continue
+    doc = json.loads(r.stdout)
+    cpus = doc.get('cpus', [])
+    if len(cpus) < 2:
+        fail(name, f'{len(cpus)} CPUs walked, 2 expected')
+    for c in cpus:
+        if 'crash_notes' not in c.get('registers_from', ''):
+            fail(name, f"CPU {c['cpu']}: registers from {c.get('registers_from')!r}, not the kernel's crash_notes")
+        for p in c.get('problems', []):
+            if 'undefined ORC entry' in p:
+                fail(name, f"CPU {c['cpu']}: {p}")
+        for f in c.get('frames', []):
+            if f.get('trust') == 'machine_code' and f.get('verdict') != 'reliable':
+                fail(name, f"CPU {c['cpu']}: a machine_code frame judged {f.get('verdict')}")
+    checks = doc.get('crosscheck', [])
+    if not checks:
+        fail(name, 'no report ended a CPU (the crashing CPU was not found)')
+        continue
+    crashing = next((c for c in cpus if c['cpu'] == checks[0]['cpu']), None)
+    if crashing is None:
+        fail(name, f"no walk of CPU {checks[0]['cpu']}")
+        continue
+    site = (crashing.get('crash_site') or {}).get('function') or ''
+    reliable = [f for f in crashing.get('frames', []) if f.get('verdict') == 'reliable']
+    if name.startswith('kdump_oops'):
+        ok = site.startswith('labcrash_')
+        if not ok:
+            fail(name, f'the oops capture starts at {site!r}, not the faulting labcrash function')
+    else:
+        first = reliable[0] if reliable else {}
+        ok = site == '__crash_kexec' and first.get('function') == 'panic' and first.get('trust') == 'machine_code'
+        if not ok:
+            fail(name, f"starts at {site!r}, first reliable frame {first.get('function')!r} "
+                       f"(trust {first.get('trust')!r}): __crash_kexec, then panic by machine_code expected")
+    print(f"{name}: CPU {crashing['cpu']} from {site}, {len(reliable)} reliable frames{'' if ok else ' DIFFERS'}")
+print(f'{len(names)} kdump dumps; {bad} problems')
+sys.exit(1 if bad else 0)
