@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Finds or builds a lab of dumps written by kdump itself: the 6.1 lab's Debian kernel (made by
-# ../shared/lab/make-lab.sh) booted under QEMU with a capture kernel loaded by `kexec -p`, crashed,
+# Finds or builds a lab of dumps written by kdump itself: a lab's kernel (Debian's 6.1 made by
+# ../shared/lab/make-lab.sh, or one lab-src-cache.sh built from a source tree) booted under QEMU
+# with a capture kernel (the same one) loaded by `kexec -p`, crashed,
 # and its memory written from the capture kernel's /proc/vmcore by makedumpfile, as the
 # distributions' kdump services write it (-d 31: free, cache and user pages left out). Unlike
 # QEMU's dump-guest-memory, the ELF notes are the kernel's own: VMCOREINFO from the crashed
@@ -8,13 +9,14 @@
 # (or an oops' faulting registers, from oops_end()), every other CPU's as crash_nmi_callback()
 # found them when the NMI stopped it. Prints the lab's folder on stdout in the layout of
 # scripts/lab-src-cache.sh: DIR/out/vmcores (NAME.kdump-zlib, NAME.elf), DIR/out/kernel/vmlinux
-# (a link to the debug vmlinux), DIR/out/labcrash, DIR/logs (each scenario's serial console: the
-# crash, then the capture kernel's boot). Prints nothing and exits 0 when the 6.1 lab or the tools
+# (a link to the vmlinux with DWARF), DIR/out/labcrash, DIR/logs (each scenario's serial console:
+# the crash, then the capture kernel's boot). Prints nothing and exits 0 when the lab or the tools
 # are missing: the tests of this lab then skip (77).
 #
-#   scripts/lab-kdump-cache.sh LAB61_OUT      LAB61_OUT: make-lab.sh's LAB_OUT (kpkg/, labcrash/)
+#   scripts/lab-kdump-cache.sh LAB   LAB: make-lab.sh's LAB_OUT (Debian's 6.1: kpkg/, labcrash/), or a
+#                                    lab-src-cache.sh folder (a kernel built from source: out/kernel/)
 #
-# A cached lab is used when its key matches: the kernel's ABI, this script, the two /init scripts
+# A cached lab is used when its key matches: the kernel image, this script, the /init scripts
 # (scripts/kdump-lab/), the module's source and the versions of makedumpfile and kexec-tools.
 # About 1 minute a scenario under TCG; about 100 MB of dumps in all.
 # Environment:
@@ -26,32 +28,37 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 shared=${SHARED:-$root/../shared}
 cache=${BTAUDIT_LAB_CACHE:-/var/cache/btaudit/labs}
-lab61=${1:?usage: lab-kdump-cache.sh LAB61_OUT}
+lab=${1:?usage: lab-kdump-cache.sh LAB}
 log() { echo "[lab-kdump-cache $(date +%T)] $*" >&2; }
 
-bzimage=$(ls "$lab61"/kpkg/boot/vmlinuz-*-cloud-amd64 2>/dev/null | head -1 || true)
-[ -n "$bzimage" ] || { log "no kernel under $lab61/kpkg: no lab"; exit 0; }
-kver=${bzimage##*/vmlinuz-}
-vmlinux=/usr/lib/debug/boot/vmlinux-$kver
-modules=$lab61/kpkg/lib/modules/$kver/kernel
-for f in "$vmlinux" "$lab61/labcrash/labcrash.ko" "$modules/drivers/block/virtio_blk.ko"; do
+# The two layouts of a lab: Debian's 6.1 (make-lab.sh's LAB_OUT: the package under kpkg/, vmlinux
+# from its -dbg package, virtio as modules) and a kernel built from a source tree (lab-src-cache.sh's
+# folder: out/kernel/, no virtio, so the capture kernel writes to serial ports).
+if ls "$lab"/kpkg/boot/vmlinuz-*-cloud-amd64 >/dev/null 2>&1; then
+  bzimage=$(ls "$lab"/kpkg/boot/vmlinuz-*-cloud-amd64 | head -1)
+  kver=${bzimage##*/vmlinuz-}
+  vmlinux=/usr/lib/debug/boot/vmlinux-$kver
+  labcrash=$lab/labcrash/labcrash.ko
+  modules=$lab/kpkg/lib/modules/$kver/kernel
+  transport=virtio
+elif [ -f "$lab/out/kernel/bzImage" ]; then
+  bzimage=$lab/out/kernel/bzImage
+  kver=$(cat "$lab/out/kernel/kernelrelease" 2>/dev/null || echo unknown)
+  vmlinux=$lab/out/kernel/vmlinux
+  labcrash=$lab/out/labcrash/labcrash.ko
+  modules=""
+  transport=serial
+else
+  log "no kernel under $lab (neither kpkg/ nor out/kernel/): no lab"
+  exit 0
+fi
+for f in "$vmlinux" "$labcrash" ${modules:+"$modules/drivers/block/virtio_blk.ko"}; do
   [ -f "$f" ] || { log "$f missing: no lab"; exit 0; }
 done
-# kexec runs in the guest only; the host gets the package as the 6.1 lab's own tools came (make-lab.sh
-# install), told not to take over the host's reboots.
-if ! command -v kexec >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-  log "installing kexec-tools (its kexec binary goes into the guest)"
-  echo "kexec-tools kexec-tools/load_kexec boolean false" | debconf-set-selections 2>/dev/null || true
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends kexec-tools >/dev/null 2>&1 || true
-fi
-for tool in kexec makedumpfile qemu-system-x86_64 busybox cpio; do
-  command -v "$tool" >/dev/null || { log "$tool not installed (scripts/install-deps.sh --with-lab): no lab"; exit 0; }
-done
-
-inputs=("$0" "$root/scripts/kdump-lab/first-init.sh" "$root/scripts/kdump-lab/capture-init.sh"
+inputs=("$0" "$bzimage" "$root/scripts/kdump-lab/first-init.sh" "$root/scripts/kdump-lab/capture-init.sh"
         "$root/scripts/kdump-lab/guest-mounts.sh"
         "$shared/lab/module/labcrash.c")
-key=$( (cat "${inputs[@]}"; echo "$kver"; dpkg-query -W -f '${Version}\n' makedumpfile kexec-tools) | sha256sum | cut -c1-12)
+key=$( (cat "${inputs[@]}"; echo "$kver $transport"; dpkg-query -W -f '${Version}\n' makedumpfile kexec-tools) | sha256sum | cut -c1-12)
 dir="$cache/kdump-$kver-$key"
 if [ -f "$dir/done" ]; then
   log "cached: $dir"
@@ -62,7 +69,7 @@ log "building into $dir"
 rm -rf "$dir"
 mkdir -p "$dir/out/vmcores" "$dir/out/kernel" "$dir/out/labcrash" "$dir/logs" "$dir/work"
 ln -s "$vmlinux" "$dir/out/kernel/vmlinux"
-cp "$lab61/labcrash/labcrash.ko" "$dir/out/labcrash/"
+cp "$labcrash" "$dir/out/labcrash/"
 work=$dir/work
 
 # copy_with_libs BIN ROOT: BIN and the shared libraries it loads (ldd) into ROOT.
@@ -91,8 +98,8 @@ cp "$(command -v busybox)" "$cap/bin/busybox"
 ln -s busybox "$cap/bin/sh"
 copy_with_libs "$(command -v makedumpfile)" "$cap"
 n=1
-for m in drivers/virtio/virtio_ring.ko drivers/virtio/virtio.ko drivers/virtio/virtio_pci_legacy_dev.ko \
-         drivers/virtio/virtio_pci_modern_dev.ko drivers/virtio/virtio_pci.ko drivers/block/virtio_blk.ko; do
+for m in ${modules:+drivers/virtio/virtio_ring.ko drivers/virtio/virtio.ko drivers/virtio/virtio_pci_legacy_dev.ko \
+         drivers/virtio/virtio_pci_modern_dev.ko drivers/virtio/virtio_pci.ko drivers/block/virtio_blk.ko}; do
   cp "$modules/$m" "$cap/lib/modules/$n-$(basename "$m")"
   n=$((n + 1))
 done
@@ -108,7 +115,7 @@ ln -s busybox "$first/bin/sh"
 copy_with_libs "$(command -v kexec)" "$first"
 cp "$bzimage" "$first/boot/vmlinuz"
 cp "$work/capture.cpio.gz" "$first/boot/capture.cpio.gz"
-cp "$lab61/labcrash/labcrash.ko" "$first/lib/modules/"
+cp "$labcrash" "$first/lib/modules/"
 install -m 0755 "$root/scripts/kdump-lab/first-init.sh" "$first/init"
 install -m 0644 "$root/scripts/kdump-lab/guest-mounts.sh" "$first/guest-mounts.sh"
 make_cpio "$first" "$work/first.cpio.gz"
@@ -128,15 +135,18 @@ for s in "${scenarios[@]}"; do
   [ -z "${KDUMP_SCENARIOS:-}" ] || [[ " $KDUMP_SCENARIOS " == *" $name "* ]] || continue
   console=$dir/logs/$name.console.log
   truncate -s 0 "$work/vda.img" "$work/vdb.img"
-  truncate -s 2G "$work/vda.img" "$work/vdb.img"
+  outputs=(-serial "file:$work/vda.img")
+  if [ "$transport" = virtio ]; then
+    truncate -s 2G "$work/vda.img" "$work/vdb.img"
+    outputs=(-drive "file=$work/vda.img,if=virtio,format=raw" -drive "file=$work/vdb.img,if=virtio,format=raw")
+  fi
   log "scenario $name"
   # TCG: KVM does not work on these machines (../shared/lab/README.md). -no-reboot: a kernel that
   # panics without kdump (panic=1) ends the run instead of booting again.
   timeout "${LAB_SCENARIO_TIMEOUT:-420}" qemu-system-x86_64 -machine pc -accel tcg,thread=multi -cpu max,la57=off \
-    -smp 2 -m 768M -display none -vga none -no-reboot -serial "file:$console" -monitor none \
-    -drive "file=$work/vda.img,if=virtio,format=raw" -drive "file=$work/vdb.img,if=virtio,format=raw" \
+    -smp 2 -m 768M -display none -vga none -no-reboot -serial "file:$console" "${outputs[@]}" -monitor none \
     -kernel "$bzimage" -initrd "$work/first.cpio.gz" \
-    -append "console=ttyS0,115200 sysrq_always_enabled panic=1 crashkernel=192M lab=$name $extra" \
+    -append "console=ttyS0,115200 sysrq_always_enabled panic=1 crashkernel=192M lab=$name kdump_to=$transport $extra" \
     >"$work/$name.qemu.log" 2>&1 || log "scenario $name: qemu exited with $? (see $work/$name.qemu.log)"
   sed -i 's/\r$//' "$console"
   if ! grep -q '^KDUMP: done' "$console"; then
@@ -144,7 +154,7 @@ for s in "${scenarios[@]}"; do
     continue
   fi
   if makedumpfile -R "$dir/out/vmcores/$name.kdump-zlib" <"$work/vda.img" >/dev/null 2>&1 &&
-     makedumpfile -R "$dir/out/vmcores/$name.elf" <"$work/vdb.img" >/dev/null 2>&1; then
+     { [ "$transport" = serial ] || makedumpfile -R "$dir/out/vmcores/$name.elf" <"$work/vdb.img" >/dev/null 2>&1; }; then
     made=$((made + 1))
   else
     log "scenario $name: the flattened dumps could not be rearranged"

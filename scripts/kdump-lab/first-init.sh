@@ -7,14 +7,18 @@
 . /guest-mounts.sh
 
 LAB=none
+KDUMP_TO=virtio
 for a in $(cat /proc/cmdline); do
-    case "$a" in lab=*) LAB="${a#lab=}" ;; esac
+    case "$a" in
+    lab=*) LAB="${a#lab=}" ;;
+    kdump_to=*) KDUMP_TO="${a#kdump_to=}" ;;
+    esac
 done
 echo "KDUMP: init ready scenario=$LAB kernel=$(uname -r) cpus=$(nproc) crashkernel=$(cat /sys/kernel/kexec_crash_size)"
 # The capture kernel's command line, as Debian's kdump-tools gives it (one CPU, interrupts polled,
 # devices reset), on the same console.
 if ! kexec -p /boot/vmlinuz --initrd=/boot/capture.cpio.gz \
-        --append="console=ttyS0,115200 irqpoll nr_cpus=1 reset_devices panic=1 lab=capture"; then
+        --append="console=ttyS0,115200 irqpoll nr_cpus=1 reset_devices panic=1 lab=capture kdump_to=$KDUMP_TO"; then
     echo "KDUMP: PROBLEM kexec -p failed"
 fi
 echo "KDUMP: capture kernel loaded=$(cat /sys/kernel/kexec_crash_loaded)"

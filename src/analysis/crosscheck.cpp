@@ -35,7 +35,8 @@ bool is_panic(const std::optional<std::string>& f) { return f && (*f == "panic" 
 //     word below the regs -- the die path's frames, regs->ip's slot -- prints with '?' by
 //     design, and those frames were overwritten when the die path went on to panic().
 //     (Kernels that keep the regs frame, 6.1 among them, start the scan at regs->sp and
-//     print none of them.)
+//     print none of them.) The pt_regs may be the CPU's registers themselves: kdump's
+//     crash_kexec() called from oops_end() saves the oops' registers in crash_notes.
 struct Convention {
   bool from_regs = false;
   std::size_t regs_frame = 0;  // the walk's RIP frame of the pt_regs the trace was printed from
@@ -48,8 +49,10 @@ Convention convention_of(const Report& r, std::size_t first, std::size_t count, 
     if (is_panic(r.frames[i].function)) return c;  // panic()'s dump_stack(): the current frame
   for (std::size_t k = 0; k < walk.frames.size(); ++k) {
     const StackFrame& f = walk.frames[k];
-    if (f.from_regs && f.regs && f.function == r.rip->function && f.offset == *r.rip->offset &&
-        f.module == r.rip->module) {
+    // A pt_regs on the stack, or the CPU's own registers when they are that pt_regs: a kdump
+    // capture that oops_end() started keeps the oops' registers in crash_notes.
+    const bool regs = f.from_regs && (f.regs || k == 0);
+    if (regs && f.function == r.rip->function && f.offset == *r.rip->offset && f.module == r.rip->module) {
       c.from_regs = true;
       c.regs_frame = k;
       return c;
