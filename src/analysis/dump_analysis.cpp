@@ -93,11 +93,13 @@ DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreIn
       crashing_cpu = static_cast<int>(*v);
   std::vector<std::map<std::string, std::uint64_t>> regs;
   std::vector<std::string> sources;
+  std::vector<bool> nmi_stopped;
   for (const CpuRegisters& r : from_memory ? by_cpu : facts.cpu_registers) {
     if (r.cpu < 0 || r.cpu >= kMaxCpus) continue;
     if (static_cast<std::size_t>(r.cpu) >= regs.size()) {
       regs.resize(r.cpu + 1);
       sources.resize(r.cpu + 1, "no register note for this CPU");
+      nmi_stopped.resize(r.cpu + 1, false);
     }
     regs[r.cpu] = r.regs;
     if (!from_memory)
@@ -108,10 +110,12 @@ DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreIn
       sources[r.cpu] =
           "crash_notes (the kernel's per-CPU NT_PRSTATUS): the crashing CPU's, taken in __crash_kexec or "
           "from the oops that called it";
-    else
+    else {
       sources[r.cpu] =
           "crash_notes (the kernel's per-CPU NT_PRSTATUS): the context the crashing CPU's NMI "
           "interrupted (crash_nmi_callback() saved it; the CPU then waited on its NMI stack)";
+      nmi_stopped[r.cpu] = true;
+    }
   }
   std::vector<TaskInfo> blocked;
   if (options.all_tasks || !options.task_pids.empty()) {
@@ -135,7 +139,7 @@ DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreIn
       blocked.push_back(std::move(t));
     }
   }
-  DumpWalk walk = walk_dump(memory, vmlinux, *a.types, a.layout, regs, sources, blocked);
+  DumpWalk walk = walk_dump(memory, vmlinux, *a.types, a.layout, regs, sources, nmi_stopped, blocked);
   d.modules = walk.modules.size();
   d.orc_version = walk.orc_version;
   d.orc_entries = walk.orc_entries;

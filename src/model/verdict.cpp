@@ -55,6 +55,10 @@ constexpr ReasonText text_of(Reason r) {
     case Reason::MachineCodeFrame:
       return {"machine_code_frame",
               "the function's machine code gives this frame where ORC has no rule (a function objtool skipped)"};
+    case Reason::NmiStopHandler:
+      return {"nmi_stop_handler",
+              "the NMI handler that stopped this CPU for kdump (crash_nmi_callback) returns here; its ORC chain "
+              "reaches the pt_regs that hold the registers the dump gives"};
     case Reason::StaleByOrc:
       return {"stale_by_orc", "the ORC unwinder was alive past this slot and its chain went through another one"};
     case Reason::StaleByFramePointer:
@@ -85,6 +89,7 @@ ReasonScope reason_scope(Reason r) {
     case Reason::PtRegs:
     case Reason::Backlink:
     case Reason::MachineCodeFrame:
+    case Reason::NmiStopHandler:
     case Reason::StaleByOrc:
     case Reason::StaleByFramePointer:
     case Reason::AfterStackEnd:

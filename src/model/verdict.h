@@ -46,6 +46,8 @@ enum class Reason {
   PtRegs,            // (reliable) the interrupted RIP saved in a pt_regs on this stack
   Backlink,          // (reliable) reached after the unwinder crossed stacks through a saved stack pointer
   MachineCodeFrame,  // (reliable) the function's machine code gives the frame where ORC has none (objtool skipped it)
+  NmiStopHandler,    // (reliable) a stopped CPU's handler frame on its NMI stack, whose ORC chain reaches the NMI's
+                     // pt_regs
   StaleByOrc,        // (stale) the ORC unwinder was alive and its chain went through another slot
   StaleByFramePointer,  // (stale) the frame-pointer chain was alive and went through another slot
   AfterStackEnd,        // (stale) after the unwinder reached the end of the chain

@@ -26,7 +26,10 @@ enum class Trust {
   PtRegs,        // the interrupted RIP of a pt_regs the unwinder found
   Backlink,      // the first slot after the unwinder crossed stacks through a saved stack pointer
   MachineCode,   // the slot a frame read from the function's machine code gives (unwind/code_frame.h)
-  Scan,          // a text address found by scanning the stack: what the kernel prints with '?'
+  // The highest slot below an NMI's pt_regs holding a return address into the handler that stopped
+  // the CPU, whose ORC chain reaches that pt_regs (unwind/nmi_stop.h).
+  NmiStopHandler,
+  Scan,  // a text address found by scanning the stack: what the kernel prints with '?'
 };
 
 constexpr std::string_view to_string(Trust t) {
@@ -37,6 +40,7 @@ constexpr std::string_view to_string(Trust t) {
     case Trust::PtRegs: return "pt_regs";
     case Trust::Backlink: return "backlink";
     case Trust::MachineCode: return "machine_code";
+    case Trust::NmiStopHandler: return "nmi_stop_handler";
     case Trust::Scan: return "scan";
   }
   return "scan";

@@ -1,7 +1,10 @@
 #include "unwind/dump_walk.h"
 
+#include <algorithm>
+
 #include "provider/return_address.h"
 #include "unwind/code_frame.h"
+#include "unwind/nmi_stop.h"
 #include "unwind/orc_loader.h"
 #include "unwind/stack_walk.h"
 #include "vmcore/irq_state.h"
@@ -49,7 +52,8 @@ bool KernelText::contains(std::uint64_t a) const { return in_vmlinux(a) || modul
 
 DumpWalk walk_dump(MemorySource& m, SymbolProvider& symbols, TypeProvider& types, const KernelLayout& layout,
                    const std::vector<std::map<std::string, std::uint64_t>>& regs_by_cpu,
-                   const std::vector<std::string>& reg_source_by_cpu, const std::vector<TaskInfo>& blocked) {
+                   const std::vector<std::string>& reg_source_by_cpu, const std::vector<bool>& nmi_stopped_by_cpu,
+                   const std::vector<TaskInfo>& blocked) {
   DumpWalk out;
   const std::int64_t kaslr = layout.kaslr;
   if (auto head = runtime_symbol(symbols, "modules", kaslr)) out.modules = read_modules(m, types, *head, out.problems);
@@ -77,6 +81,8 @@ DumpWalk walk_dump(MemorySource& m, SymbolProvider& symbols, TypeProvider& types
     return frame_from_code({code, f->address + shift, ip, exact, noreturn}, decoder);
   };
 
+  // The handler kdump's stopping NMI runs on the other CPUs (arch/x86/kernel/reboot.c, 2.6.19 on).
+  std::optional<Symbol> stop_handler = symbols.find("crash_nmi_callback");
   std::vector<std::optional<std::uint64_t>> sps;
   for (const auto& r : regs_by_cpu) {
     auto it = r.find("rsp");
@@ -91,9 +97,24 @@ DumpWalk walk_dump(MemorySource& m, SymbolProvider& symbols, TypeProvider& types
     in.is_kernel_text = is_text;
     in.frame_pointer_kernel = orc.frame_pointer_kernel;
     in.code_frames = code_frames;
-    if (in.regs.empty())
+    const auto cpu = static_cast<std::size_t>(state.cpu);
+    const bool stopped = cpu < nmi_stopped_by_cpu.size() && nmi_stopped_by_cpu[cpu];
+    const auto nmi = std::find_if(state.stacks.begin(), state.stacks.end(),
+                                  [](const StackRange& r) { return frame_stack_kind(r) == StackKind::Nmi; });
+    std::optional<WalkResult> from_handler;
+    if (in.regs.empty()) {
       cw.problems.push_back("no registers for this CPU: not walked");
-    else
+    } else if (stopped && stop_handler && stop_handler->size && nmi != state.stacks.end()) {
+      const std::uint64_t handler = stop_handler->address + shift;
+      from_handler = walk_from_nmi_stop(m, {in, *nmi, handler, handler + stop_handler->size});
+      if (!from_handler)
+        cw.problems.push_back(
+            "kdump's NMI stopped this CPU, but no return address into crash_nmi_callback on its NMI stack "
+            "leads the unwinder to the saved registers: the walk starts at the registers the NMI interrupted");
+    }
+    if (from_handler)
+      take(cw, std::move(*from_handler));
+    else if (!in.regs.empty())
       take(cw, walk_stacks(m, in));
     cw.state = std::move(state);
     out.cpus.push_back(std::move(cw));

@@ -45,10 +45,13 @@ struct DumpWalk {
   std::size_t orc_entries = 0;
 };
 
-// `symbols` answers with vmlinux's link addresses; `blocked` (optional): tasks
+// `symbols` answers with vmlinux's link addresses; `nmi_stopped_by_cpu`: the CPUs kdump's NMI
+// stopped, whose registers are what the NMI interrupted (their walk starts at the NMI handler's
+// frame on the NMI stack where it is found: unwind/nmi_stop.h); `blocked` (optional): tasks
 // to walk from their inactive_task_frame as well.
 DumpWalk walk_dump(MemorySource& m, SymbolProvider& symbols, TypeProvider& types, const KernelLayout& layout,
                    const std::vector<std::map<std::string, std::uint64_t>>& regs_by_cpu,
-                   const std::vector<std::string>& reg_source_by_cpu, const std::vector<TaskInfo>& blocked = {});
+                   const std::vector<std::string>& reg_source_by_cpu, const std::vector<bool>& nmi_stopped_by_cpu,
+                   const std::vector<TaskInfo>& blocked = {});
 
 }  // namespace btaudit

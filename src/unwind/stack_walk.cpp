@@ -23,6 +23,7 @@ Reason reliable_reason(Trust t, bool blocked_start) {
     case Trust::PtRegs: return Reason::PtRegs;
     case Trust::Backlink: return Reason::Backlink;
     case Trust::MachineCode: return Reason::MachineCodeFrame;
+    case Trust::NmiStopHandler: return Reason::NmiStopHandler;
     case Trust::Scan: break;
   }
   return Reason::ScannedTextAddress;

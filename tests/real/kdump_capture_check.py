@@ -5,10 +5,13 @@
 
 Every CPU's registers come from the kernel's crash_notes. A panic's capture starts in
 __crash_kexec, which objtool skips (STACK_FRAME_NON_STANDARD): its RIP line names it, the first
-reliable frame is panic(), read from __crash_kexec's machine code (trust machine_code), and no
+reliable frame is panic() (vpanic() where panic() wraps it), read from __crash_kexec's machine code (trust machine_code), and no
 CPU's walk ends on "undefined ORC entry". An oops' capture (oops_end() calls crash_kexec() with
 the oops' registers) starts at the faulting instruction. The cross-check against the printed
-traces is crosscheck_check.py's. Exit 77 when there is no dump.
+traces is crosscheck_check.py's. The other CPUs, stopped by kdump's NMI (crash_nmi_callback()
+saved what the NMI interrupted), start on their NMI stack: crash_nmi_callback's frame (trust
+nmi_stop_handler), reliable frames up to the NMI's pt_regs, whose RIP is the crash site, and the
+way back to the interrupted stack. Exit 77 when there is no dump.
 """
 import json, os, subprocess, sys
 
@@ -48,6 +51,22 @@ for name in names:
         for f in c.get('frames', []):
             if f.get('trust') == 'machine_code' and f.get('verdict') != 'reliable':
                 fail(name, f"CPU {c['cpu']}: a machine_code frame judged {f.get('verdict')}")
+    for c in cpus:
+        if 'NMI interrupted' not in c.get('registers_from', ''):
+            continue
+        frames = c.get('frames', [])
+        first = frames[0] if frames else {}
+        nmi = [f for f in frames if f.get('stack') == 'nmi' and f.get('verdict') == 'reliable']
+        if (first.get('function') != 'crash_nmi_callback' or first.get('trust') != 'nmi_stop_handler'
+                or first.get('stack') != 'nmi' or len(nmi) < 3):
+            fail(name, f"CPU {c['cpu']} (stopped by the NMI): starts at {first.get('function')!r} "
+                       f"(trust {first.get('trust')!r}, stack {first.get('stack')!r}), {len(nmi)} reliable NMI "
+                       f"frames: crash_nmi_callback by nmi_stop_handler, then the NMI path expected; {c.get('problems')}")
+        elif not any(t.get('from') == 'NMI' for t in c.get('transitions', [])):
+            fail(name, f"CPU {c['cpu']} (stopped by the NMI): no way from the NMI stack to the interrupted one")
+        else:
+            print(f"{name}: CPU {c['cpu']} stopped by the NMI: "
+                  f"{' <- '.join(f.get('function') or '?' for f in nmi)} -> {(c.get('crash_site') or {}).get('function')}")
     checks = doc.get('crosscheck', [])
     if not checks:
         fail(name, 'no report ended a CPU (the crashing CPU was not found)')
@@ -64,10 +83,12 @@ for name in names:
             fail(name, f'the oops capture starts at {site!r}, not the faulting labcrash function')
     else:
         first = reliable[0] if reliable else {}
-        ok = site == '__crash_kexec' and first.get('function') == 'panic' and first.get('trust') == 'machine_code'
+        # panic() itself, or vpanic() where panic() calls it (kernel/panic.c; 6.18, not 6.14).
+        ok = (site == '__crash_kexec' and first.get('function') in ('panic', 'vpanic')
+              and first.get('trust') == 'machine_code')
         if not ok:
             fail(name, f"starts at {site!r}, first reliable frame {first.get('function')!r} "
-                       f"(trust {first.get('trust')!r}): __crash_kexec, then panic by machine_code expected")
+                       f"(trust {first.get('trust')!r}): __crash_kexec, then panic or vpanic by machine_code expected")
     print(f"{name}: CPU {crashing['cpu']} from {site}, {len(reliable)} reliable frames{'' if ok else ' DIFFERS'}")
 print(f'{len(names)} kdump dumps; {bad} problems')
 sys.exit(1 if bad else 0)

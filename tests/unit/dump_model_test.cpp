@@ -618,7 +618,7 @@ BOOST_AUTO_TEST_CASE(every_reason_has_a_unique_code_a_description_and_a_scope) {
       case ReasonScope::Code: ++code; break;
     }
   }
-  BOOST_TEST(dump == 12);
+  BOOST_TEST(dump == 13);
   BOOST_TEST(code == 5);  // function_start, no_call_before, call_target_mismatch, call_site_plausible, unchecked_budget
   BOOST_TEST(text == 10);
 }
@@ -630,6 +630,7 @@ BOOST_AUTO_TEST_CASE(trust_codes_are_the_json_names) {
   BOOST_TEST(to_string(Trust::PtRegs) == "pt_regs");
   BOOST_TEST(to_string(Trust::Backlink) == "backlink");
   BOOST_TEST(to_string(Trust::MachineCode) == "machine_code");
+  BOOST_TEST(to_string(Trust::NmiStopHandler) == "nmi_stop_handler");
   BOOST_TEST(to_string(Trust::Scan) == "scan");
 }
 

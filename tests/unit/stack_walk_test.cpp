@@ -7,6 +7,7 @@
 
 #include "memory/synthetic_memory.h"
 #include "model_printers.h"
+#include "unwind/nmi_stop.h"
 
 namespace {
 
@@ -388,6 +389,115 @@ BOOST_AUTO_TEST_CASE(the_frame_budget_caps_the_scan) {
   in.max_frames = 100;
   const WalkResult w = walk();
   BOOST_TEST(w.frames.size() <= 100u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// A CPU kdump's NMI stopped: the dump's registers are the context the NMI interrupted (the pt_regs
+// the NMI entry pushed, copied by crash_nmi_callback()); the handler halted on the NMI stack.
+// kMid stands for crash_nmi_callback (its frame keeps a local: its return address 16 bytes above
+// its SP), kNmiEntry for the NMI entry code.
+struct StoppedCpu : Fixture {
+  const std::uint64_t regs_at = kNmi + 8192 - 168;  // the NMI's pt_regs at the NMI stack's top
+  const std::uint64_t tsp = kTask + kStack - 64;    // the interrupted SP, on the task stack
+  const std::uint64_t handler_ret = fn(kMid) + 0x20;
+
+  StoppedCpu() {
+    // The pt_regs, word by word (r15 .. ss), and the same values as the dump's registers.
+    const char* names[] = {"r15", "r14", "r13", "r12", "rbp",      "rbx", "r11", "r10",    "r9",  "r8", "rax",
+                           "rcx", "rdx", "rsi", "rdi", "orig_rax", "rip", "cs",  "rflags", "rsp", "ss"};
+    in.regs.clear();
+    for (std::uint64_t i = 0; i < 21; ++i) {
+      std::uint64_t v = 0x1000 + i;    // GPRs no text and no stack address
+      if (i == 16) v = fn(kLeaf) + 4;  // rip: the interrupted leaf
+      if (i == 19) v = tsp;            // rsp
+      mem.put_u64(regs_at + i * 8, v);
+      in.regs[names[i]] = v;
+    }
+    mem.put_u64(tsp, fn(kBottom) + 8);               // leaf returns into the task's bottom frame
+    mem.put_u64(regs_at - 8, fn(kNmiEntry) + 0x10);  // handler -> NMI entry
+    mem.put_u64(regs_at - 16, fn(kMid));             // the handler's local: a pointer to itself
+    mem.put_u64(regs_at - 24, handler_ret);          // the handler's own last call (its halt)
+    mem.put_u64(regs_at - 64, fn(kMid) + 0x30);      // an earlier call of the handler: deeper, older
+    mem.put_u64(regs_at - 72, fn(kLeaf) + 3);        // what that call ran
+  }
+
+  NmiStopQuery query() const { return {in, in.stacks[2], fn(kMid), fn(kMid) + 0x100}; }
+};
+
+BOOST_FIXTURE_TEST_SUITE(nmi_stop, StoppedCpu)
+
+BOOST_AUTO_TEST_CASE(the_pt_regs_equal_to_the_dumps_registers_is_found_on_the_nmi_stack) {
+  std::vector<std::uint8_t> stack(8192);
+  BOOST_REQUIRE_EQUAL(mem.read(kNmi, stack), stack.size());
+  BOOST_TEST((find_saved_pt_regs(stack, kNmi, in.regs) == regs_at));
+  // One word differs (here RBX): that pt_regs is not the one the dump's registers came from.
+  auto other = in.regs;
+  other["rbx"] ^= 1;
+  BOOST_TEST(!find_saved_pt_regs(stack, kNmi, other));
+  // Without RIP or RSP there is nothing to identify it by.
+  other = in.regs;
+  other.erase("rip");
+  BOOST_TEST(!find_saved_pt_regs(stack, kNmi, other));
+  // A stack shorter than a pt_regs holds none.
+  BOOST_TEST(!find_saved_pt_regs(std::span(stack).first(100), kNmi, in.regs));
+}
+
+BOOST_AUTO_TEST_CASE(a_stopped_cpu_starts_at_the_handlers_highest_return_address) {
+  const auto w = walk_from_nmi_stop(mem, query());
+  BOOST_REQUIRE(w);
+  BOOST_REQUIRE_EQUAL(w->frames.size(), 5u);
+  const StackFrame& first = w->frames[0];
+  BOOST_TEST(first.pc == handler_ret);
+  BOOST_TEST((first.slot == regs_at - 24));  // not the older call's, deeper
+  BOOST_TEST(first.trust == Trust::NmiStopHandler);
+  BOOST_TEST(first.reason == Reason::NmiStopHandler);
+  BOOST_TEST(first.stack == StackKind::Nmi);
+  BOOST_TEST(w->frames[1].pc == fn(kMid));  // the local: scanned, not vouched for
+  BOOST_TEST(!w->frames[1].reliable());
+  BOOST_TEST(w->frames[2].pc == fn(kNmiEntry) + 0x10);
+  BOOST_TEST(w->frames[2].reason == Reason::Orc);
+  BOOST_TEST(w->frames[3].from_regs);
+  BOOST_TEST((w->frames[3].regs == regs_at));
+  BOOST_TEST(w->frames[3].pc == fn(kLeaf) + 4);
+  BOOST_REQUIRE(!w->transitions.empty());
+  BOOST_TEST(w->transitions[0].from == "NMI");
+  BOOST_TEST(w->transitions[0].to == "task");
+  BOOST_TEST(w->frames[4].pc == fn(kBottom) + 8);
+  BOOST_TEST(w->frames[4].reason == Reason::Orc);
+}
+
+BOOST_AUTO_TEST_CASE(the_handlers_first_byte_is_a_function_pointer_never_its_frame) {
+  // Read as a return address, the handler's first byte would lead to the pt_regs here.
+  mem.put_u64(regs_at - 24, fn(kMid));
+  BOOST_TEST(!walk_from_nmi_stop(mem, query()));
+}
+
+BOOST_AUTO_TEST_CASE(a_candidate_whose_chain_misses_the_pt_regs_is_not_taken) {
+  mem.put_u64(regs_at - 8, 0);   // the handler's return into the entry is gone
+  mem.put_u64(regs_at - 64, 0);  // and no older return address helps
+  BOOST_TEST(!walk_from_nmi_stop(mem, query()));
+}
+
+BOOST_AUTO_TEST_CASE(registers_that_no_pt_regs_on_the_nmi_stack_holds_give_no_nmi_frames) {
+  auto q = query();
+  q.base.regs["r12"] = 0xdead;
+  BOOST_TEST(!walk_from_nmi_stop(mem, q));
+}
+
+BOOST_AUTO_TEST_CASE(a_misread_nmi_stack_or_handler_is_refused_without_reading_it) {
+  auto q = query();
+  q.nmi.begin = 0;  // a 16 EiB range: no NMI stack is that large
+  BOOST_TEST(!walk_from_nmi_stop(mem, q));
+  q = query();
+  q.nmi.end = q.nmi.begin;
+  BOOST_TEST(!walk_from_nmi_stop(mem, q));
+  q = query();
+  q.handler_end = q.handler;
+  BOOST_TEST(!walk_from_nmi_stop(mem, q));
+  q = query();
+  q.nmi = {StackKind::Exception, "NMI", 0x1000, 0x3000};  // not in the dump
+  BOOST_TEST(!walk_from_nmi_stop(mem, q));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
