@@ -14,7 +14,7 @@
 # are missing: the tests of this lab then skip (77).
 #
 #   scripts/lab-kdump-cache.sh LAB   LAB: make-lab.sh's LAB_OUT (Debian's 6.1: kpkg/, labcrash/), or a
-#                                    lab-src-cache.sh folder (a kernel built from source: out/kernel/)
+#                                    lab-src-cache.sh or lab-debian-cache.sh folder (out/kernel/)
 #
 # A cached lab is used when its key matches: the kernel image, this script, the /init scripts
 # (scripts/kdump-lab/), the module's source and the versions of makedumpfile and kexec-tools.
@@ -32,8 +32,9 @@ lab=${1:?usage: lab-kdump-cache.sh LAB}
 log() { echo "[lab-kdump-cache $(date +%T)] $*" >&2; }
 
 # The two layouts of a lab: Debian's 6.1 (make-lab.sh's LAB_OUT: the package under kpkg/, vmlinux
-# from its -dbg package, virtio as modules) and a kernel built from a source tree (lab-src-cache.sh's
-# folder: out/kernel/, no virtio, so the capture kernel writes to serial ports).
+# from its -dbg package, virtio as modules) and a lab-src-cache.sh or lab-debian-cache.sh folder
+# (out/kernel/: a kernel built from source, without virtio, or Debian 11's 5.10, whose virtio
+# modules are split otherwise), whose capture kernel writes to a serial port.
 if ls "$lab"/kpkg/boot/vmlinuz-*-cloud-amd64 >/dev/null 2>&1; then
   bzimage=$(ls "$lab"/kpkg/boot/vmlinuz-*-cloud-amd64 | head -1)
   kver=${bzimage##*/vmlinuz-}
@@ -43,7 +44,14 @@ if ls "$lab"/kpkg/boot/vmlinuz-*-cloud-amd64 >/dev/null 2>&1; then
   transport=virtio
 elif [ -f "$lab/out/kernel/bzImage" ]; then
   bzimage=$lab/out/kernel/bzImage
-  kver=$(cat "$lab/out/kernel/kernelrelease" 2>/dev/null || echo unknown)
+  # The release lab-src-cache.sh wrote, else the one the image names: the setup header's
+  # kernel_version field (Documentation/arch/x86/boot.rst: a 16-bit pointer at 0x20e, plus 0x200).
+  kver=$(cat "$lab/out/kernel/kernelrelease" 2>/dev/null || true)
+  if [ -z "$kver" ]; then
+    ver_at=$(od -An -tu2 -j526 -N2 "$bzimage" | tr -d ' ')
+    kver=$(dd if="$bzimage" bs=1 skip=$((ver_at + 512)) count=64 2>/dev/null | tr '\0' '\n' | head -n1 | cut -d' ' -f1)
+  fi
+  kver=${kver:-unknown}
   vmlinux=$lab/out/kernel/vmlinux
   labcrash=$lab/out/labcrash/labcrash.ko
   modules=""

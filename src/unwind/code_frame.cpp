@@ -54,6 +54,16 @@ std::optional<CfiState> apply(const DecodedInsn& d, CfiState s) {
   return s;
 }
 
+// Where two paths meet with the same depth but disagree on where RBP stands (one set RBP from
+// RSP, the other did not), what both guarantee: the RBP facts they share. The depth, which gives
+// the return address, must agree; RBP is only a help for the caller's frame.
+CfiState meet(const CfiState& a, const CfiState& b) {
+  CfiState m = a;
+  if (a.bp_saved != b.bp_saved) m.bp_saved.reset();
+  if (a.bp_frame != b.bp_frame) m.bp_frame.reset();
+  return m;
+}
+
 CodeFrame frame_of(const CfiState& s) {
   CodeFrame f;
   f.depth = s.depth;
@@ -107,9 +117,12 @@ bool objtool_noreturn(std::string_view function) {
 std::optional<CodeFrame> frame_from_code(const CodeFrameQuery& q, const X86Decoder& decoder) {
   const std::uint64_t end = q.start + q.code.size();
   if (q.ip < q.start || q.ip > end) return std::nullopt;
+  // The state before each instruction reached. A path that reaches an instruction again with
+  // another depth is a disagreement (no answer); with other RBP facts, the instruction is read
+  // again with the facts both share, so each address is read at most three times.
   std::unordered_map<std::uint64_t, CfiState> seen;
   std::vector<std::pair<std::uint64_t, CfiState>> work{{q.start, CfiState{}}};
-  std::optional<CfiState> at_ip;
+  std::vector<std::uint64_t> calls_to_ip;  // the calls whose return address is q.ip
   std::size_t steps = 0;
   while (!work.empty()) {
     auto [addr, state] = work.back();
@@ -117,21 +130,20 @@ std::optional<CodeFrame> frame_from_code(const CodeFrameQuery& q, const X86Decod
     for (;;) {
       if (addr < q.start || addr >= end) break;  // a tail call, or past the function's last byte
       if (auto it = seen.find(addr); it != seen.end()) {
-        if (!(it->second == state)) return std::nullopt;  // paths that disagree: no answer at all
-        break;
+        if (it->second.depth != state.depth) return std::nullopt;  // paths that disagree: no answer at all
+        const CfiState shared = meet(it->second, state);
+        if (shared == it->second) break;
+        it->second = state = shared;
+      } else {
+        seen.emplace(addr, state);
       }
       if (++steps > kMaxInstructions) return std::nullopt;
-      seen.emplace(addr, state);
       const auto d = decoder.decode(q.code.subspan(addr - q.start), addr);
       if (!d) return std::nullopt;
       const std::uint64_t next = addr + d->length;
       // A return address: the state after the call that ends there is the state at that call.
       const bool is_call = d->flow == FlowKind::CallDirect || d->flow == FlowKind::CallIndirect;
-      if (!q.exact && is_call && next == q.ip) {
-        if (at_ip && !(*at_ip == state)) return std::nullopt;
-        at_ip = state;
-      }
-      if (q.exact && addr == q.ip) at_ip = state;
+      if (!q.exact && is_call && next == q.ip) calls_to_ip.push_back(addr);
       const auto after = apply(*d, state);
       if (!after) {
         // An RSP this reading cannot follow. At the address itself, the state before it is what
@@ -151,6 +163,16 @@ std::optional<CodeFrame> frame_from_code(const CodeFrameQuery& q, const X86Decod
       if (d->flow == FlowKind::CallDirect && d->target && q.is_noreturn && q.is_noreturn(*d->target)) break;
       addr = next;
     }
+  }
+  // The state at the address (or at each call returning there), once every path is in.
+  std::optional<CfiState> at_ip;
+  if (q.exact) {
+    if (auto it = seen.find(q.ip); it != seen.end()) at_ip = it->second;
+  }
+  for (const std::uint64_t call : calls_to_ip) {
+    const CfiState& s = seen.at(call);
+    if (at_ip && at_ip->depth != s.depth) return std::nullopt;
+    at_ip = at_ip ? meet(*at_ip, s) : s;
   }
   if (!at_ip) return std::nullopt;
   return frame_of(*at_ip);

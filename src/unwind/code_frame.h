@@ -8,9 +8,10 @@
 // (tools/objtool/check.c, validate_branch() and update_cfi_state()): every path from the entry,
 // where RSP points at the return address, followed through the function's branches, each
 // instruction's push, pop, adjustment or frame-pointer move applied. The answer is given only
-// when every path to the address agrees and each step was understood; any doubt (an unknown
-// write to RSP, paths that disagree anywhere, an undecodable byte, a path longer than the
-// budget) gives none, and the walk falls back to the stack scan as before.
+// when every path to the address agrees on the depth and each step was understood (paths that
+// differ only on what RBP holds keep the RBP facts they share); any doubt (an unknown write to
+// RSP, paths whose depths disagree anywhere, an undecodable byte, a path longer than the budget)
+// gives none, and the walk falls back to the stack scan as before.
 #pragma once
 #include <cstdint>
 #include <functional>

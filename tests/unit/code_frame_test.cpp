@@ -4,6 +4,7 @@
 // an address inside an instruction, bytes that are no instruction).
 #include "unwind/code_frame.h"
 
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cstdint>
 #include <functional>
@@ -203,6 +204,51 @@ BOOST_AUTO_TEST_CASE(ObjtoolsNoreturnListNamesWhatNeverReturns) {
     BOOST_TEST(objtool_noreturn(name), name);
   for (const char* name : {"printk", "_printk", "panic_notifier", "", "do_exit2", "schedule"})
     BOOST_TEST(!objtool_noreturn(name), name);
+}
+
+// __crash_kexec's shape in Debian 11's 5.10: RBP is pushed, then set from RSP after the locals
+// on one path (before the call) and in crash_setup_regs()'s block on the other, while a third
+// path reaches the epilogue before either. The paths meet with the same depth and disagree only
+// on RBP: the frame is the depth they share, RBP's saved slot too, and RBP = RSP is forgotten.
+const std::vector<std::uint8_t> kCrashKexec510 = bytes({
+    {0x55},                                      // 0x00 push rbp
+    {0x48, 0x81, 0xec, 0xb0, 0x00, 0x00, 0x00},  // 0x01 sub rsp, 0xb0
+    {0x85, 0xc0},                                // 0x08 test eax, eax
+    {0x75, 0x0c},                                // 0x0a jne 0x18 (the lock was taken)
+    {0x85, 0xff},                                // 0x0c test edi, edi
+    {0x74, 0x11},                                // 0x0e je 0x21 (no regs given: crash_setup_regs)
+    {0x48, 0x89, 0xe5},                          // 0x10 mov rbp, rsp
+    call_to(0x13, 0xffffffff8105c710),           // 0x13 call machine_kexec
+    {0x48, 0x81, 0xc4, 0xb0, 0x00, 0x00, 0x00},  // 0x18 add rsp, 0xb0
+    {0x5d},                                      // 0x1f pop rbp
+    {0xc3},                                      // 0x20 ret
+    {0x9c},                                      // 0x21 pushfq
+    {0x8f, 0x84, 0x24, 0x90, 0x00, 0x00, 0x00},  // 0x22 pop qword [rsp + 0x90]
+    {0x48, 0x89, 0xe5},                          // 0x29 mov rbp, rsp
+    {0xeb, 0xe5},                                // 0x2c jmp 0x13
+});
+
+BOOST_AUTO_TEST_CASE(PathsThatDisagreeOnlyOnRbpMeetOnWhatTheyShare) {
+  const auto regs = read(kCrashKexec510, 0x21, true);  // where crash_setup_regs() takes RIP
+  BOOST_REQUIRE(regs);
+  BOOST_TEST(regs->depth == 0xb8);
+  BOOST_TEST((regs->saved_bp == -16));
+  const auto ret = read(kCrashKexec510, 0x18, false);  // machine_kexec's return address
+  BOOST_REQUIRE(ret);
+  BOOST_TEST(ret->depth == 0xb8);
+  BOOST_TEST(read(kCrashKexec510, 0x1f, true)->depth == 8);
+}
+
+BOOST_AUTO_TEST_CASE(PathsThatMeetWithAnotherDepthStillGiveNoFrame) {
+  // The block pushes twice instead of pushfq / pop, and jumps to the epilogue: it reaches 0x18
+  // 16 bytes deeper than the path from the jne does.
+  auto code = kCrashKexec510;
+  code[0x21] = 0x50;                                          // push rax
+  code[0x22] = 0x50;                                          // push rax
+  std::fill(code.begin() + 0x23, code.begin() + 0x29, 0x90);  // nop x6
+  code[0x2d] = 0xea;                                          // jmp 0x18
+  BOOST_TEST(!read(code, 0x18, true));
+  BOOST_TEST(!read(code, 0x21, true));  // one disagreement anywhere: no answer anywhere
 }
 
 BOOST_AUTO_TEST_SUITE_END()
