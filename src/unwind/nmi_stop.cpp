@@ -5,17 +5,15 @@
 #include <vector>
 
 #include "unwind/unwind_step.h"
+#include "vmcore/prstatus.h"
 
 namespace btaudit {
 
 namespace {
 
-// struct pt_regs' words in order (arch/x86/include/asm/ptrace.h), the names NT_PRSTATUS's
-// user_regs_struct gives them (vmcore/prstatus.cpp).
-constexpr std::array<const char*, 21> kPtRegsWords = {"r15", "r14",      "r13", "r12", "rbp",    "rbx", "r11",
-                                                      "r10", "r9",       "r8",  "rax", "rcx",    "rdx", "rsi",
-                                                      "rdi", "orig_rax", "rip", "cs",  "rflags", "rsp", "ss"};
-static_assert(kPtRegsWords.size() * 8 == pt_regs::kSize);
+// struct pt_regs' words (arch/x86/include/asm/ptrace.h), named as NT_PRSTATUS names them: the
+// first words of pr_reg (vmcore/prstatus.h).
+static_assert(kPtRegsWordCount * 8 == pt_regs::kSize);
 
 // An NMI stack is a few pages (EXCEPTION_STKSZ); a larger range is a misread layout.
 constexpr std::uint64_t kMaxNmiStack = 64 << 10;
@@ -33,9 +31,9 @@ std::uint64_t word_at(std::span<const std::uint8_t> b, std::size_t off) {
 std::optional<std::uint64_t> find_saved_pt_regs(std::span<const std::uint8_t> stack, std::uint64_t stack_begin,
                                                 const std::map<std::string, std::uint64_t>& regs) {
   if (!regs.count("rip") || !regs.count("rsp") || stack.size() < pt_regs::kSize) return std::nullopt;
-  std::array<std::optional<std::uint64_t>, kPtRegsWords.size()> want;
-  for (std::size_t i = 0; i < kPtRegsWords.size(); ++i)
-    if (auto it = regs.find(kPtRegsWords[i]); it != regs.end()) want[i] = it->second;
+  std::array<std::optional<std::uint64_t>, kPtRegsWordCount> want;
+  for (std::size_t i = 0; i < kPtRegsWordCount; ++i)
+    if (auto it = regs.find(std::string(kPrstatusRegNames[i])); it != regs.end()) want[i] = it->second;
   for (std::size_t off = (stack.size() - pt_regs::kSize) & ~std::size_t{7};; off -= 8) {
     bool same = true;
     for (std::size_t i = 0; i < want.size() && same; ++i) same = !want[i] || word_at(stack, off + i * 8) == *want[i];

@@ -1,6 +1,7 @@
 #include "vmcore/prstatus.h"
 
 #include <cstring>
+#include <iterator>
 
 namespace btaudit {
 
@@ -8,10 +9,7 @@ namespace {
 
 constexpr std::size_t kPrRegOffset = 112;  // offsetof(struct elf_prstatus, pr_reg) on x86-64
 constexpr std::size_t kPrPidOffset = 32;
-constexpr const char* kRegNames[] = {"r15",    "r14", "r13", "r12",     "rbp",     "rbx", "r11",      "r10", "r9",
-                                     "r8",     "rax", "rcx", "rdx",     "rsi",     "rdi", "orig_rax", "rip", "cs",
-                                     "rflags", "rsp", "ss",  "fs_base", "gs_base", "ds",  "es",       "fs",  "gs"};
-constexpr std::size_t kRegCount = sizeof kRegNames / sizeof kRegNames[0];
+constexpr std::size_t kRegCount = std::size(kPrstatusRegNames);
 constexpr std::uint32_t kNtPrstatus = 1;
 
 template <typename T>
@@ -27,7 +25,8 @@ std::optional<PrstatusRegs> parse_prstatus_desc(std::span<const std::uint8_t> de
   if (desc.size() < kPrRegOffset + kRegCount * 8) return std::nullopt;
   PrstatusRegs out;
   out.pid = get<std::int32_t>(desc, kPrPidOffset);
-  for (std::size_t r = 0; r < kRegCount; ++r) out.regs[kRegNames[r]] = get<std::uint64_t>(desc, kPrRegOffset + r * 8);
+  for (std::size_t r = 0; r < kRegCount; ++r)
+    out.regs[std::string(kPrstatusRegNames[r])] = get<std::uint64_t>(desc, kPrRegOffset + r * 8);
   return out;
 }
 

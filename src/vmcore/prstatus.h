@@ -7,8 +7,16 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace btaudit {
+
+// pr_reg's words in order (struct user_regs_struct). The first 21, r15 .. ss, are struct
+// pt_regs' words in the same order: the kernel copies a pt_regs into them (ELF_CORE_COPY_REGS).
+inline constexpr std::string_view kPrstatusRegNames[] = {
+    "r15", "r14",      "r13", "r12", "rbp",    "rbx", "r11", "r10",     "r9",      "r8", "rax", "rcx", "rdx", "rsi",
+    "rdi", "orig_rax", "rip", "cs",  "rflags", "rsp", "ss",  "fs_base", "gs_base", "ds", "es",  "fs",  "gs"};
+inline constexpr std::size_t kPtRegsWordCount = 21;
 
 struct PrstatusRegs {
   int pid = 0;                                // pr_pid (QEMU: vCPU index + 1)
