@@ -4,7 +4,12 @@
 # vmcores/, kernel/vmlinux, labcrash/labcrash.ko) and DIR/logs (the console logs). Prints nothing and exits 0 when the tree is not on this
 # machine: the tests of that lab then skip (77).
 #
-#   scripts/lab-src-cache.sh VERSION          VERSION: 6.14 or 6.18 (the table below)
+#   scripts/lab-src-cache.sh VERSION          VERSION: 6.14, 6.18 or 6.18-fp (the table below)
+#
+# 6.18-fp is the 6.18 tree configured as a distribution that keeps frame pointers would have it
+# (CONFIG_UNWINDER_FRAME_POINTER instead of ORC: no .orc_unwind in vmlinux, and the kernel's own
+# unwinder follows RBP, arch/x86/kernel/unwind_frame.c): the lab's kconfig fragment with that one
+# choice changed, in a copy of ../shared/lab that the lab is built from.
 #
 # A cached lab is used when its key matches: the tree's commit plus a hash of every lab input
 # (make-lab.sh's scenarios, make-lab-src.sh, the kernel config fragment, the module, the guest
@@ -28,22 +33,42 @@ version=${1:?usage: lab-src-cache.sh VERSION}
 case "$version" in
   6.14) git_dir=${BTAUDIT_KERNEL_GIT_6_14:-/work/.mirror/perishh+linux-6.14/repo}; commit=HEAD ;;
   # 6.18.2's newest commits add the MuQSS scheduler, which does not build when turned off.
-  6.18) git_dir=${BTAUDIT_KERNEL_GIT_6_18:-/work/.mirror/gfunkmonk+linux-6.18.2/repo}; commit=57dc26c98 ;;
-  *) echo "lab-src-cache: unknown version $version (6.14, 6.18)" >&2; exit 64 ;;
+  6.18|6.18-fp) git_dir=${BTAUDIT_KERNEL_GIT_6_18:-/work/.mirror/gfunkmonk+linux-6.18.2/repo}; commit=57dc26c98 ;;
+  *) echo "lab-src-cache: unknown version $version (6.14, 6.18, 6.18-fp)" >&2; exit 64 ;;
+esac
+# The unwinder a variant's kernel is configured with (the fragment's CONFIG_UNWINDER_ORC line).
+case "$version" in
+  *-fp) unwinder=CONFIG_UNWINDER_FRAME_POINTER ;;
+  *) unwinder= ;;
 esac
 exclude=':(exclude)drivers/gpu/drm/amd/include/asic_reg'
 log() { echo "[lab-src-cache $version $(date +%T)] $*" >&2; }
 
-lab_inputs=("$shared/lab/make-lab.sh" "$shared/lab/make-lab-src.sh" "$shared/lab/kconfig-src.config"
-            "$shared/lab/module/labcrash.c" "$shared/lab/module/Kbuild" "$shared/lab/guest-init.sh"
-            "$shared/lab/run-scenario.py")
+lab=$shared/lab
+if [ -n "$unwinder" ] && [ -f "$lab/kconfig-src.config" ]; then
+  # A private copy of the lab whose fragment selects the variant's unwinder (its key follows).
+  variant=$(mktemp -d)
+  trap 'rm -rf "$variant"' EXIT
+  cp -r "$lab" "$variant/lab"
+  rm -rf "$variant/lab/logs"
+  lab=$variant/lab
+  grep -q '^CONFIG_UNWINDER_ORC=y$' "$lab/kconfig-src.config" ||
+    { log "kconfig-src.config selects no ORC unwinder to replace: no lab"; exit 0; }
+  sed -i "s/^CONFIG_UNWINDER_ORC=y\$/# CONFIG_UNWINDER_ORC is not set\n$unwinder=y\nCONFIG_FRAME_POINTER=y/" \
+    "$lab/kconfig-src.config"
+fi
+lab_inputs=("$lab/make-lab.sh" "$lab/make-lab-src.sh" "$lab/kconfig-src.config"
+            "$lab/module/labcrash.c" "$lab/module/Kbuild" "$lab/guest-init.sh"
+            "$lab/run-scenario.py")
 for f in "${lab_inputs[@]}"; do
   [ -f "$f" ] || { log "$f missing: no lab"; exit 0; }
 done
 if ! tree=$(git --git-dir="$git_dir" rev-parse --verify -q "$commit^{commit}" 2>/dev/null); then
   # No tree here: use any complete cached lab of this version (CI machines that keep the
   # cache but not the tree), else none.
-  found=$(ls -d "$cache/$version"-*/done 2>/dev/null | head -n 1 || true)
+  # (The version's own labs only: 6.18's name is also the start of 6.18-fp's.)
+  found=$(ls -d "$cache/$version"-*/done 2>/dev/null |
+          grep -E "/${version//./\\.}-[0-9a-f]{12}-[0-9a-f]{12}/done\$" | head -n 1 || true)
   if [ -n "$found" ]; then
     log "no tree at $git_dir; using the cached $(dirname "$found")"
     dirname "$found"
@@ -67,7 +92,7 @@ git --git-dir="$git_dir" archive "$tree" -- . "$exclude" | tar -x -C "$dir/src"
 # Every stage but crash/drgn validation, which the tests do not read.
 if ! (for stage in install config kernel module initramfs scenarios check; do
         SRC="$dir/src" LAB_OUT="$dir/out" LAB_LOGS="$dir/logs" \
-          timeout "${LAB_BUILD_TIMEOUT:-3600}" bash "$shared/lab/make-lab-src.sh" "$stage" || exit 1
+          timeout "${LAB_BUILD_TIMEOUT:-3600}" bash "$lab/make-lab-src.sh" "$stage" || exit 1
       done) >"$dir/make-lab.log" 2>&1; then
   log "lab build failed (see $dir/make-lab.log):"
   tail -n 15 "$dir/make-lab.log" >&2

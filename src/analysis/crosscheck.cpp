@@ -37,9 +37,15 @@ bool is_panic(const std::optional<std::string>& f) { return f && (*f == "panic" 
 //     (Kernels that keep the regs frame, 6.1 among them, start the scan at regs->sp and
 //     print none of them.) The pt_regs may be the CPU's registers themselves: kdump's
 //     crash_kexec() called from oops_end() saves the oops' registers in crash_notes.
+//     The frame-pointer unwinder (unwind_frame.c) takes regs->sp as the first frame to print
+//     from and unwinds until it stands on that frame's stack: when regs->sp lies on no stack
+//     (a stack overflow's, in the guard page) it never does, runs to the end first, and every
+//     frame of the trace prints with '?' although the frame-pointer chain holds them.
 struct Convention {
   bool from_regs = false;
   std::size_t regs_frame = 0;  // the walk's RIP frame of the pt_regs the trace was printed from
+  // A frame-pointer kernel's trace from regs whose SP was in a guard page: nothing printed reliable.
+  bool first_frame_on_no_stack = false;
 };
 
 Convention convention_of(const Report& r, std::size_t first, std::size_t count, const StackWalk& walk) {
@@ -55,6 +61,11 @@ Convention convention_of(const Report& r, std::size_t first, std::size_t count, 
     if (regs && f.function == r.rip->function && f.offset == *r.rip->offset && f.module == r.rip->module) {
       c.from_regs = true;
       c.regs_frame = k;
+      // Where the regs' SP led: the walk's first stack for the CPU's own registers, else the
+      // stack it went on to from the regs' one (the backlink is the regs' SP on an IST stack).
+      const std::size_t next = f.regs ? std::size_t{f.segment} + 1 : 0;
+      c.first_frame_on_no_stack = walk.frame_pointer_unwinder && next < walk.segments.size() &&
+                                  walk.segments[next].entry == SegmentEntry::GuardPage;
       return c;
     }
   }
@@ -133,6 +144,10 @@ Crosscheck crosscheck(const Report& r, std::size_t report_index, const StackWalk
         c.explained.push_back({i, name_of(p),
                                "printed with '?' by design: below the pt_regs the trace was printed from, where the "
                                "unwinder, started at the regs, never looks"});
+      } else if (conv.first_frame_on_no_stack && p.printed_unreliable) {
+        c.explained.push_back({i, name_of(p),
+                               "printed with '?' by design: the frame-pointer unwinder, started at regs whose SP is "
+                               "in a guard page, found its first frame on no stack and ran to the end"});
       } else {
         c.mismatches.push_back({i, name_of(p),
                                 std::string("printed ") + (p.printed_unreliable ? "with" : "without") +

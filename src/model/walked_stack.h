@@ -159,6 +159,9 @@ struct StackWord {
 // One context's walk: a CPU's at dump time, or a switched-out task's.
 struct StackWalk {
   CpuState state;
+  // The kernel has no ORC tables and unwinds by its frame pointers (CONFIG_UNWINDER_FRAME_POINTER,
+  // arch/x86/kernel/unwind_frame.c), whose conventions for a trace printed from a pt_regs differ.
+  bool frame_pointer_unwinder = false;
   std::vector<StackSegment> segments;
   std::vector<StackFrame> frames;  // in walk order, register RIPs included (from_regs)
   std::vector<Transition> transitions;

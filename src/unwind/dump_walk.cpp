@@ -90,6 +90,7 @@ DumpWalk walk_dump(MemorySource& m, SymbolProvider& symbols, TypeProvider& types
   }
   for (CpuState& state : read_irq_state(m, layout, sps, reg_source_by_cpu)) {
     StackWalk cw;
+    cw.frame_pointer_unwinder = orc.frame_pointer_kernel;
     WalkInput in;
     if (static_cast<std::size_t>(state.cpu) < regs_by_cpu.size()) in.regs = regs_by_cpu[state.cpu];
     in.stacks = state.stacks;
@@ -127,6 +128,7 @@ DumpWalk walk_dump(MemorySource& m, SymbolProvider& symbols, TypeProvider& types
   const auto saved_bp = types.member("inactive_task_frame", "bp");
   for (const TaskInfo& t : blocked) {
     StackWalk cw;
+    cw.frame_pointer_unwinder = orc.frame_pointer_kernel;
     cw.state.cpu = -1;
     cw.state.task = t.task;
     cw.state.pid = t.pid;

@@ -264,15 +264,50 @@ StackWalk trap_walk() {
   return w;
 }
 
-Report trap_report(std::vector<Frame> trace) {
+// A stack overflow's walk on a frame-pointer kernel: the #DF handler's pt_regs (RIP lab_recurse+0x3b)
+// on the #DF stack, whose SP lies in the guard page below the task stack; above them, the
+// recursion the frame-pointer chain holds. `entry`: how the walk came to the task stack.
+StackWalk overflow_walk(bool frame_pointer_unwinder, SegmentEntry entry) {
+  StackWalk w;
+  w.state.cpu = 0;
+  w.frame_pointer_unwinder = frame_pointer_unwinder;
+  const StackRange df{StackKind::Exception, "#DF", kTask + 0x100000, kTask + 0x101000};
+  const StackRange task{StackKind::Task, "", kTask, kTask + kSize};
+  w.state.stacks = {task, df};
+  w.segments = {{df, SegmentEntry::Start, df.end - 512}, {task, entry, kTask}};
+  StackFrame rip = named(frame(kText + 0x3b, df.end - 168 + 128, Trust::PtRegs, Reason::PtRegs, StackKind::Exception),
+                         "lab_recurse", 0x3b, 0x80);
+  rip.exception = "#DF";
+  rip.from_regs = true;
+  rip.regs = df.end - 168;
+  w.frames.push_back(rip);
+  for (std::uint64_t k = 0; k < 3; ++k) {
+    StackFrame f = named(frame(kText + 0x6b, kTask + 0x108 + 0x110 * k, Trust::FramePointer, Reason::FramePointer),
+                         "lab_recurse", 0x6b, 0x80);
+    f.segment = 1;
+    w.frames.push_back(f);
+  }
+  return w;
+}
+
+// A report whose trace was printed from a pt_regs with RIP fn+off/size.
+Report report_from_regs(std::vector<Frame> trace, const std::string& fn, std::uint64_t off, std::uint64_t size) {
   Report r = report_of(std::move(trace));
   CodeLocation loc;
-  loc.function = "lab_write";
-  loc.offset = 0x1d8;
-  loc.size = 0x100;
+  loc.function = fn;
+  loc.offset = off;
+  loc.size = size;
   r.rip = loc;
   return r;
 }
+
+Report overflow_report() {
+  return report_from_regs({printed("lab_recurse", 0x6b, 0x80, true), printed("lab_recurse", 0x6b, 0x80, true),
+                           printed("lab_recurse", 0x6b, 0x80, true)},
+                          "lab_recurse", 0x3b, 0x80);
+}
+
+Report trap_report(std::vector<Frame> trace) { return report_from_regs(std::move(trace), "lab_write", 0x1d8, 0x100); }
 
 }  // namespace
 
@@ -348,6 +383,26 @@ BOOST_AUTO_TEST_CASE(above_the_regs_a_trace_printed_from_pt_regs_is_held_to_the_
   BOOST_REQUIRE_EQUAL(c.mismatches.size(), 1u);
   BOOST_TEST(c.mismatches[0].frame == "proc_reg_write+0x59");
   BOOST_TEST(c.explained.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_frame_pointer_kernel_prints_nothing_reliable_from_regs_whose_sp_is_in_a_guard_page) {
+  // unwind_frame.c's __unwind_start() unwinds until it stands on regs->sp's stack: from a guard
+  // page it never does, and the trace of a stack overflow is all '?' (the 6.18 lab, 67 frames).
+  const Crosscheck c = crosscheck(overflow_report(), 0, overflow_walk(true, SegmentEntry::GuardPage));
+  BOOST_TEST(c.mismatches.empty());
+  BOOST_TEST(c.matched_frames == 3u);
+  BOOST_REQUIRE_EQUAL(c.explained.size(), 3u);
+  BOOST_TEST(c.explained[0].problem.find("guard page") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(the_guard_page_rule_is_the_frame_pointer_unwinders_alone) {
+  // ORC's __unwind_start() steps over the regs frame and prints the chain from there.
+  const Crosscheck orc = crosscheck(overflow_report(), 0, overflow_walk(false, SegmentEntry::GuardPage));
+  BOOST_TEST(orc.mismatches.size() == 3u);
+  // A frame-pointer kernel whose regs' SP was on a stack finds its first frame there.
+  const Crosscheck fp = crosscheck(overflow_report(), 0, overflow_walk(true, SegmentEntry::Backlink));
+  BOOST_TEST(fp.mismatches.size() == 3u);
+  BOOST_TEST(fp.explained.empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_panic_trace_is_from_the_current_frame_even_with_a_rip_line) {
