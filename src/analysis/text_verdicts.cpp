@@ -51,7 +51,11 @@ void judge_trace(Report& r, std::size_t first, std::size_t count) {
     if ((f.function && f.offset && *f.offset == 0) || padding_end) {
       f.verdict = Verdict::Stale;
       f.reason = Reason::FunctionStart;
-    } else if (i > first && same_location(f, r.frames[i - 1])) {
+    } else if (i > first && first_reliable != end && same_location(f, r.frames[i - 1])) {
+      // (Only where the unwinder vouched for some frame of the trace: it would have printed a
+      // recursion's repeated return address without '?'. A trace it vouched for nothing of --
+      // the frame-pointer unwinder started from a stack overflow's regs, whose SP is in the
+      // guard page, never finds its first frame -- prints the recursion all with '?'.)
       f.verdict = Verdict::Stale;
       f.reason = Reason::DuplicateOfAbove;
     } else if (chain_ended) {

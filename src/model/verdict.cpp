@@ -39,7 +39,9 @@ constexpr ReasonText text_of(Reason r) {
     case Reason::EntryCode:
       return {"entry_code", "interrupt or exception entry code, which the unwinder crosses through saved registers"};
     case Reason::NoReliableFrames:
-      return {"no_reliable_frames", "no frame on this stack was vouched for (guess unwinder or no frame pointers)"};
+      return {"no_reliable_frames",
+              "no frame of this trace was vouched for (guess unwinder, no frame pointers, or an unwinder "
+              "that never found its first frame)"};
     case Reason::NoAddress: return {"no_address", "the line names no code address"};
     case Reason::UncheckedBudget:
       return {"unchecked_budget",

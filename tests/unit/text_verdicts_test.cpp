@@ -87,6 +87,38 @@ BOOST_AUTO_TEST_CASE(copy_of_the_frame_above_is_a_duplicate) {
   BOOST_TEST(f.reason == Reason::DuplicateOfAbove);
 }
 
+// A stack overflow on a kernel with the frame-pointer unwinder (the 6.18 frame-pointer lab's
+// stack_overflow.console.log, trimmed): unwind_frame.c started from the #DF regs, whose SP is in
+// the guard page, never reached its first frame, and printed the whole trace with '?'.
+const std::string kFramePointerOverflow =
+    "BUG: TASK stack guard page was hit at 000000002a006442 (stack is 00000000c6cea0ab..0000000001fefe23)\n"
+    "Oops: stack guard page: 0000 [#1] SMP NOPTI\n"
+    "CPU: 0 UID: 0 PID: 53 Comm: sh Tainted: G           O        6.18.2-lab #1 PREEMPT(voluntary) \n"
+    "RIP: 0010:labcrash_recurse+0x3b/0x80 [labcrash]\n"
+    "RSP: 0018:ffffb04b0015ff80 EFLAGS: 00000217\n"
+    "Call Trace:\n"
+    " <TASK>\n"
+    " ? labcrash_recurse+0x6b/0x80 [labcrash]\n"
+    " ? labcrash_recurse+0x6b/0x80 [labcrash]\n"
+    " ? labcrash_recurse+0x6b/0x80 [labcrash]\n"
+    " ? labcrash_write+0x1fa/0x3a0 [labcrash]\n"
+    " ? proc_reg_write+0x62/0xa0\n"
+    " ? vfs_write+0xdb/0x3e0\n"
+    " ? ksys_write+0x75/0xf0\n"
+    " </TASK>\n"
+    "Modules linked in: labcrash(O) qemu_fw_cfg\n"
+    "---[ end trace 0000000000000000 ]---\n";
+
+BOOST_AUTO_TEST_CASE(a_recursion_printed_all_with_question_marks_is_not_called_a_duplicate) {
+  const Report r = analyze_one(kFramePointerOverflow);
+  for (std::size_t nth = 0; nth < 3; ++nth) {
+    const Frame& f = frame_named(r, "labcrash_recurse", nth);
+    BOOST_TEST(f.printed_unreliable);
+    BOOST_TEST(f.verdict == Verdict::Unknown);
+    BOOST_TEST(f.reason == Reason::NoReliableFrames);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(question_mark_after_the_stack_bottom_is_after_chain_end) {
   const Report r = analyze_one(kModernIrqWarn);
   const Frame& f = frame_named(r, "do_user_addr_fault");
