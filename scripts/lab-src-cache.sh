@@ -4,12 +4,15 @@
 # vmcores/, kernel/vmlinux, labcrash/labcrash.ko) and DIR/logs (the console logs). Prints nothing and exits 0 when the tree is not on this
 # machine: the tests of that lab then skip (77).
 #
-#   scripts/lab-src-cache.sh VERSION          VERSION: 6.14, 6.18 or 6.18-fp (the table below)
+#   scripts/lab-src-cache.sh VERSION     VERSION: 6.14, 6.18, 6.18-fp or 6.18-guess (the table below)
 #
 # 6.18-fp is the 6.18 tree configured as a distribution that keeps frame pointers would have it
 # (CONFIG_UNWINDER_FRAME_POINTER instead of ORC: no .orc_unwind in vmlinux, and the kernel's own
-# unwinder follows RBP, arch/x86/kernel/unwind_frame.c): the lab's kconfig fragment with that one
-# choice changed, in a copy of ../shared/lab that the lab is built from.
+# unwinder follows RBP, arch/x86/kernel/unwind_frame.c); 6.18-guess with neither ORC nor frame
+# pointers (CONFIG_UNWINDER_GUESS, unwind_guess.c: every text word of the stack printed with '?';
+# it needs EXPERT and no SLUB_DEBUG, as an embedded kernel's configuration has them).
+# Each is the lab's kconfig fragment with that one choice changed, in a copy of ../shared/lab
+# that the lab is built from.
 #
 # A cached lab is used when its key matches: the tree's commit plus a hash of every lab input
 # (make-lab.sh's scenarios, make-lab-src.sh, the kernel config fragment, the module, the guest
@@ -33,12 +36,14 @@ version=${1:?usage: lab-src-cache.sh VERSION}
 case "$version" in
   6.14) git_dir=${BTAUDIT_KERNEL_GIT_6_14:-/work/.mirror/perishh+linux-6.14/repo}; commit=HEAD ;;
   # 6.18.2's newest commits add the MuQSS scheduler, which does not build when turned off.
-  6.18|6.18-fp) git_dir=${BTAUDIT_KERNEL_GIT_6_18:-/work/.mirror/gfunkmonk+linux-6.18.2/repo}; commit=57dc26c98 ;;
-  *) echo "lab-src-cache: unknown version $version (6.14, 6.18, 6.18-fp)" >&2; exit 64 ;;
+  6.18|6.18-fp|6.18-guess) git_dir=${BTAUDIT_KERNEL_GIT_6_18:-/work/.mirror/gfunkmonk+linux-6.18.2/repo}; commit=57dc26c98 ;;
+  *) echo "lab-src-cache: unknown version $version (6.14, 6.18, 6.18-fp, 6.18-guess)" >&2; exit 64 ;;
 esac
-# The unwinder a variant's kernel is configured with (the fragment's CONFIG_UNWINDER_ORC line).
+# The unwinder a variant's kernel is configured with, in place of the fragment's
+# CONFIG_UNWINDER_ORC line (the guess unwinder also without frame pointers).
 case "$version" in
-  *-fp) unwinder=CONFIG_UNWINDER_FRAME_POINTER ;;
+  *-fp) unwinder='CONFIG_UNWINDER_FRAME_POINTER=y\nCONFIG_FRAME_POINTER=y' ;;
+  *-guess) unwinder='CONFIG_UNWINDER_GUESS=y\n# CONFIG_FRAME_POINTER is not set' ;;
   *) unwinder= ;;
 esac
 exclude=':(exclude)drivers/gpu/drm/amd/include/asic_reg'
@@ -54,8 +59,14 @@ if [ -n "$unwinder" ] && [ -f "$lab/kconfig-src.config" ]; then
   lab=$variant/lab
   grep -q '^CONFIG_UNWINDER_ORC=y$' "$lab/kconfig-src.config" ||
     { log "kconfig-src.config selects no ORC unwinder to replace: no lab"; exit 0; }
-  sed -i "s/^CONFIG_UNWINDER_ORC=y\$/# CONFIG_UNWINDER_ORC is not set\n$unwinder=y\nCONFIG_FRAME_POINTER=y/" \
-    "$lab/kconfig-src.config"
+  sed -i "s/^CONFIG_UNWINDER_ORC=y\$/# CONFIG_UNWINDER_ORC is not set\n$unwinder/" "$lab/kconfig-src.config"
+  # The guess unwinder depends on EXPERT and on no STACKDEPOT, which SLUB_DEBUG selects
+  # (arch/x86/Kconfig.debug); the fragment's "# CONFIG_UNWINDER_GUESS is not set" would undo it.
+  if [ "${version%-guess}" != "$version" ]; then
+    sed -i -e '/^# CONFIG_UNWINDER_GUESS is not set$/d' -e 's/^# CONFIG_EXPERT is not set$/CONFIG_EXPERT=y/' \
+      "$lab/kconfig-src.config"
+    echo '# CONFIG_SLUB_DEBUG is not set' >>"$lab/kconfig-src.config"
+  fi
 fi
 lab_inputs=("$lab/make-lab.sh" "$lab/make-lab-src.sh" "$lab/kconfig-src.config"
             "$lab/module/labcrash.c" "$lab/module/Kbuild" "$lab/guest-init.sh"

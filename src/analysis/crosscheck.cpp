@@ -64,7 +64,7 @@ Convention convention_of(const Report& r, std::size_t first, std::size_t count, 
       // Where the regs' SP led: the walk's first stack for the CPU's own registers, else the
       // stack it went on to from the regs' one (the backlink is the regs' SP on an IST stack).
       const std::size_t next = f.regs ? std::size_t{f.segment} + 1 : 0;
-      c.first_frame_on_no_stack = walk.frame_pointer_unwinder && next < walk.segments.size() &&
+      c.first_frame_on_no_stack = walk.unwinder == KernelUnwinder::FramePointer && next < walk.segments.size() &&
                                   walk.segments[next].entry == SegmentEntry::GuardPage;
       return c;
     }

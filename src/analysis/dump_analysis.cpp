@@ -141,6 +141,7 @@ DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreIn
   }
   DumpWalk walk = walk_dump(memory, vmlinux, *a.types, a.layout, regs, sources, nmi_stopped, blocked);
   d.modules = walk.modules.size();
+  d.unwinder = walk.unwinder;
   d.orc_version = walk.orc_version;
   d.orc_entries = walk.orc_entries;
   d.walk_notes = std::move(walk.problems);

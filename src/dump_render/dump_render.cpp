@@ -206,8 +206,15 @@ std::string dump_header(const DumpModel& d) {
   std::string out;
   out += "dump:    " + d.path + " (" + d.format + "), release " + d.release + "\n";
   out += "vmlinux: " + d.vmlinux + "\n";
-  out += "layout:  " + d.layout + "; ORC v" + std::to_string(d.orc_version) + ", " + std::to_string(d.orc_entries) +
-         " entries; " + std::to_string(d.modules) + " modules\n";
+  std::string unwinder;
+  switch (d.unwinder) {
+    case KernelUnwinder::Orc:
+      unwinder = "ORC v" + std::to_string(d.orc_version) + ", " + std::to_string(d.orc_entries) + " entries";
+      break;
+    case KernelUnwinder::FramePointer: unwinder = "frame pointers (no ORC)"; break;
+    case KernelUnwinder::Guess: unwinder = "the guess unwinder (no ORC, no frame pointers)"; break;
+  }
+  out += "layout:  " + d.layout + "; " + unwinder + "; " + std::to_string(d.modules) + " modules\n";
   for (const auto& n : d.layout_notes) out += "note:    " + n + "\n";
   for (const auto& n : d.walk_notes) out += "note:    " + n + "\n";
   for (const auto& n : d.notes) out += "note:    " + n + "\n";
@@ -293,6 +300,7 @@ std::string render_dump_json(const DumpModel& d, int only_cpu) {
   w.field("thread_size", d.thread_size);
   w.field("orc_version", d.orc_version);
   w.field("orc_entries", static_cast<std::uint64_t>(d.orc_entries));
+  w.field("unwinder", to_string(d.unwinder));
   w.key("notes");
   w.begin_array();
   for (const auto& n : d.layout_notes) w.value(n);

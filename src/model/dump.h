@@ -24,7 +24,8 @@ struct DumpModel {
   std::string layout;  // the per-CPU layout era the kernel's symbols and types give
   std::uint64_t irq_stack_size = 0;
   std::uint64_t thread_size = 0;
-  int orc_version = 0;  // 0: no ORC (a frame-pointer kernel)
+  KernelUnwinder unwinder = KernelUnwinder::Orc;
+  int orc_version = 0;  // 0: no ORC (a frame-pointer or guess kernel)
   std::size_t orc_entries = 0;
   std::size_t modules = 0;
   std::vector<std::string> layout_notes;  // each default the layout took

@@ -70,6 +70,10 @@ constexpr ReasonText text_of(Reason r) {
       return {"after_stack_end", "after the unwinder reached the end of the chain: left over from earlier calls"};
     case Reason::AfterUnwindError:
       return {"after_unwind_error", "after the unwinder failed: may be a real caller it lost"};
+    case Reason::GuessUnwinder:
+      return {"guess_unwinder",
+              "the kernel has neither ORC nor frame pointers (CONFIG_UNWINDER_GUESS): its unwinder vouches for no "
+              "word, and prints every text address of the stack with '?'"};
     case Reason::ScannedTextAddress:
       return {"scanned_text_address", "a text address on a stack no unwinder reached: nothing vouches for it"};
   }
@@ -96,6 +100,7 @@ ReasonScope reason_scope(Reason r) {
     case Reason::StaleByFramePointer:
     case Reason::AfterStackEnd:
     case Reason::AfterUnwindError:
+    case Reason::GuessUnwinder:
     case Reason::ScannedTextAddress: return ReasonScope::Dump;
     default: return ReasonScope::Text;
   }

@@ -52,7 +52,8 @@ enum class Reason {
   StaleByFramePointer,  // (stale) the frame-pointer chain was alive and went through another slot
   AfterStackEnd,        // (stale) after the unwinder reached the end of the chain
   AfterUnwindError,     // (plausible) after the unwinder failed: may be a caller it lost
-  ScannedTextAddress,   // (unknown) a text address on a stack no unwinder reached
+  GuessUnwinder,  // (unknown) a kernel built with the guess unwinder (no ORC, no frame pointers) vouches for no word
+  ScannedTextAddress,  // (unknown) a text address on a stack no unwinder reached
 };
 // The number of reasons: tables indexed by a Reason (the renderers') size themselves by it. Keep
 // ScannedTextAddress the last enumerator, or move this to the new last one.

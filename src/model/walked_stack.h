@@ -59,6 +59,19 @@ struct StackRange {
 };
 
 // How the walk came onto a stack.
+// The unwinder a kernel was built with (arch/x86/kernel/unwind_{orc,frame,guess}.c): which words
+// its printed traces vouch for, and how a walk of its stacks is made.
+enum class KernelUnwinder { Orc, FramePointer, Guess };
+
+constexpr std::string_view to_string(KernelUnwinder u) {
+  switch (u) {
+    case KernelUnwinder::Orc: return "orc";
+    case KernelUnwinder::FramePointer: return "frame_pointer";
+    case KernelUnwinder::Guess: return "guess";
+  }
+  return "orc";
+}
+
 enum class SegmentEntry { Start, Backlink, GuardPage };
 
 constexpr std::string_view to_string(SegmentEntry e) {
@@ -159,9 +172,9 @@ struct StackWord {
 // One context's walk: a CPU's at dump time, or a switched-out task's.
 struct StackWalk {
   CpuState state;
-  // The kernel has no ORC tables and unwinds by its frame pointers (CONFIG_UNWINDER_FRAME_POINTER,
-  // arch/x86/kernel/unwind_frame.c), whose conventions for a trace printed from a pt_regs differ.
-  bool frame_pointer_unwinder = false;
+  // The kernel's unwinder: the frame-pointer one's conventions for a trace printed from a pt_regs
+  // differ from ORC's (unwind_frame.c).
+  KernelUnwinder unwinder = KernelUnwinder::Orc;
   std::vector<StackSegment> segments;
   std::vector<StackFrame> frames;  // in walk order, register RIPs included (from_regs)
   std::vector<Transition> transitions;

@@ -41,7 +41,8 @@ struct DumpWalk {
   std::vector<StackWalk> tasks;
   std::vector<LoadedModule> modules;
   std::vector<std::string> problems;
-  int orc_version = 0;
+  KernelUnwinder unwinder = KernelUnwinder::Orc;
+  int orc_version = 0;  // 0: no ORC
   std::size_t orc_entries = 0;
 };
 

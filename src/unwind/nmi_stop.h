@@ -10,7 +10,8 @@
 //
 // They are found the way crash finds them, made checkable: the pt_regs on the NMI stack equal to
 // the dump's registers (all 21 words), then the highest slot below it holding a return address
-// inside the stopping handler, accepted only when the ORC unwinder, started there, reaches that
+// inside the stopping handler, accepted only when the kernel's unwinder (ORC, or the frame-pointer
+// chain from the frame pointer the handler's callee saved below it), started there, reaches that
 // very pt_regs. The handler's frame is stamped Trust::NmiStopHandler; the rest of the walk is the
 // unwinder's as on any stack. The handler's offset is that of the last call it made (the
 // paravirt halt, or on a kernel where halt() is inline, the call before it).
@@ -40,7 +41,7 @@ struct NmiStopQuery {
 };
 
 // The CPU's walk from the stopping handler's frame through the NMI's pt_regs into the stack the
-// NMI interrupted, or nullopt when no candidate's ORC chain reaches the pt_regs.
+// NMI interrupted, or nullopt when no candidate's chain reaches the pt_regs.
 std::optional<WalkResult> walk_from_nmi_stop(MemorySource& m, const NmiStopQuery& q);
 
 }  // namespace btaudit

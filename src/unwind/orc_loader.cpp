@@ -102,6 +102,13 @@ LoadedOrc load_orc(MemorySource& m, SymbolProvider& symbols, TypeProvider& types
   if (!out.frame_pointer_kernel) {
     if (!out.table.add(m, *ip_start, *orc_start, (*ip_stop - *ip_start) / 4, out.version))
       problems.push_back("vmlinux's ORC tables are not in the dump: frame-pointer fallback only");
+  } else if (types.member("unwind_state", "sp") && !types.member("unwind_state", "bp")) {
+    // Each unwinder has its own struct unwind_state: ORC's holds sp and bp, the frame-pointer
+    // one's bp and no sp, the guess one's a bare sp.
+    out.guess_kernel = true;
+    problems.push_back(
+        "no ORC symbols in vmlinux and unwind_state holds no frame pointer: the kernel's guess unwinder "
+        "(CONFIG_UNWINDER_GUESS) vouches for no word, and neither does the walk");
   } else {
     problems.push_back("no ORC symbols in vmlinux: walked with frame pointers, as CONFIG_UNWINDER_FRAME_POINTER");
   }

@@ -2,13 +2,15 @@
 // __start_orc_unwind_ip and __stop_orc_unwind_ip) and each loaded module's,
 // in the format version orc_entry's DWARF members give (orc_table.h). A
 // vmlinux without ORC symbols is a frame-pointer kernel
-// (CONFIG_UNWINDER_FRAME_POINTER).
+// (CONFIG_UNWINDER_FRAME_POINTER), or a guess one (CONFIG_UNWINDER_GUESS) when
+// its struct unwind_state says so.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "memory/memory_source.h"
+#include "model/walked_stack.h"
 #include "provider/symbol_provider.h"
 #include "provider/type_provider.h"
 #include "unwind/orc_table.h"
@@ -31,6 +33,15 @@ struct LoadedOrc {
   int version = 0;
   const char* version_rule = "";
   bool frame_pointer_kernel = false;
+  // No ORC and no frame pointers either (CONFIG_UNWINDER_GUESS): struct unwind_state is
+  // unwind_guess.c's, a bare `sp` (arch/x86/include/asm/unwind.h). Implies frame_pointer_kernel.
+  bool guess_kernel = false;
+
+  KernelUnwinder unwinder() const {
+    return guess_kernel           ? KernelUnwinder::Guess
+           : frame_pointer_kernel ? KernelUnwinder::FramePointer
+                                  : KernelUnwinder::Orc;
+  }
 };
 
 // `symbols` answers with link addresses, `kaslr` moves them to runtime ones.

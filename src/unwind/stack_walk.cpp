@@ -9,7 +9,8 @@ namespace btaudit {
 namespace {
 
 // A scanned word the unwinder did not vouch for: why, from the unwinder's state.
-Reason scan_reason(const Unwinder& u) {
+Reason scan_reason(const Unwinder& u, bool guess_kernel) {
+  if (guess_kernel) return Reason::GuessUnwinder;
   if (u.failed()) return Reason::AfterUnwindError;
   if (u.done()) return Reason::AfterStackEnd;
   return u.frame_pointer_kernel() ? Reason::StaleByFramePointer : Reason::StaleByOrc;
@@ -55,6 +56,7 @@ WalkResult walk_stacks(MemorySource& m, const WalkInput& in) {
     // The unwinder already stands on the sleeping task's first frame: its return
     // address is the word just below rsp, which the scan below reaches.
     u.start_blocked();
+    if (in.guess_kernel) u.stop();
     stack = *in.blocked_scan_from & ~7ULL;
   } else {
     u.start_from_registers();
@@ -70,8 +72,12 @@ WalkResult walk_stacks(MemorySource& m, const WalkInput& in) {
       }
       out.frames.push_back(f);
     }
-    // The registers' own frame: the first unwinder step leaves the interrupted context.
-    u.next();
+    // The registers' own frame: the first unwinder step leaves the interrupted context. (The guess
+    // unwinder takes none: it only scans.)
+    if (in.guess_kernel)
+      u.stop();
+    else
+      u.next();
     auto sp_it = in.regs.find("rsp");
     stack = sp_it == in.regs.end() ? 0 : (sp_it->second & ~7ULL);
   }
@@ -116,7 +122,7 @@ WalkResult walk_stacks(MemorySource& m, const WalkInput& in) {
         out.frames.push_back(f);
       } else {
         f.trust = Trust::Scan;
-        f.reason = scan_reason(u);
+        f.reason = scan_reason(u, in.guess_kernel);
         out.frames.push_back(f);
         continue;
       }

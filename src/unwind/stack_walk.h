@@ -40,6 +40,9 @@ struct WalkInput {
   // A kernel built without ORC (CONFIG_UNWINDER_FRAME_POINTER): frame pointers are its
   // own unwinder, not a fallback, and its entry code encodes pt_regs in RBP.
   bool frame_pointer_kernel = false;
+  // A kernel built with the guess unwinder (no ORC, no frame pointers): no word is vouched for,
+  // every text address is a scanned one (unwind_guess.c's return-address pointer is NULL).
+  bool guess_kernel = false;
   // Frames read from machine code where ORC's entry is undefined (unwinder.h); none when empty.
   CodeFrames code_frames;
   // Above every word of a CPU's stacks (task and IRQ 16 KiB each, the IST stacks):

@@ -37,6 +37,8 @@ class Unwinder {
   void read_code_frames(CodeFrames frames) { code_frames_ = std::move(frames); }
   // One step to the caller.
   void next();
+  // No step at all from here: a kernel whose unwinder vouches for nothing (the guess unwinder).
+  void stop() { done_ = true; }
 
   bool done() const { return done_; }
   bool failed() const { return failed_; }

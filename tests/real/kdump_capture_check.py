@@ -5,7 +5,8 @@
 
 Every CPU's registers come from the kernel's crash_notes. A panic's capture starts in
 __crash_kexec, which objtool skips (STACK_FRAME_NON_STANDARD): its RIP line names it, the first
-reliable frame is panic() (vpanic() where panic() wraps it), read from __crash_kexec's machine code (trust machine_code), and no
+reliable frame is panic() (vpanic() where panic() wraps it), read from __crash_kexec's machine code (trust machine_code;
+on a kernel built with frame pointers instead of ORC, from its frame pointer: trust frame_pointer), and no
 CPU's walk ends on "undefined ORC entry". An oops' capture (oops_end() calls crash_kexec() with
 the oops' registers) starts at the faulting instruction. The cross-check against the printed
 traces is crosscheck_check.py's. The other CPUs, stopped by kdump's NMI (crash_nmi_callback()
@@ -84,11 +85,14 @@ for name in names:
     else:
         first = reliable[0] if reliable else {}
         # panic() itself, or vpanic() where panic() calls it (kernel/panic.c; 6.18, not 6.14).
+        # ORC has no entry for __crash_kexec (objtool skips it): its frame is read from its code. A
+        # frame-pointer kernel's __crash_kexec set up its frame as every function there does.
+        trust = 'frame_pointer' if doc.get('dump', {}).get('unwinder') == 'frame_pointer' else 'machine_code'
         ok = (site == '__crash_kexec' and first.get('function') in ('panic', 'vpanic')
-              and first.get('trust') == 'machine_code')
+              and first.get('trust') == trust)
         if not ok:
             fail(name, f"starts at {site!r}, first reliable frame {first.get('function')!r} "
-                       f"(trust {first.get('trust')!r}): __crash_kexec, then panic or vpanic by machine_code expected")
+                       f"(trust {first.get('trust')!r}): __crash_kexec, then panic or vpanic by {trust} expected")
     print(f"{name}: CPU {crashing['cpu']} from {site}, {len(reliable)} reliable frames{'' if ok else ' DIFFERS'}")
 print(f'{len(names)} kdump dumps; {bad} problems')
 sys.exit(1 if bad else 0)

@@ -18,7 +18,7 @@ printed (analyze's cross-check: every printed frame matched). Dumps go under $TM
 removed. (Debian 12's QEMU writes no kdump-lzo or kdump-snappy: kdump_compression_check.py
 rewrites the labs' dumps in those.) Exit 77 when the lab, QEMU or run-scenario.py is missing.
 """
-import json, os, shutil, subprocess, sys, tempfile
+import json, os, shutil, struct, subprocess, sys, tempfile
 
 from lab_args import split_vmcore_options
 
@@ -44,6 +44,38 @@ PAGING = (ELF_DUMP, '"dump-guest-memory -p %s" % ef')
 FORMS = [('no vmcoreinfo device', [NO_DEVICE], [('panic_task_kaslr', 'oops=panic'), ('panic_irq', 'oops=panic')]),
          ('paging ELF', [PAGING], [('panic_irq', 'oops=panic')]),
          ('paging ELF, no vmcoreinfo device', [NO_DEVICE, PAGING], [('panic_task_kaslr', 'oops=panic')])]
+
+
+
+def elf_has_vmcoreinfo_note(path):
+    """Whether an ELF core's PT_NOTE segments hold a note named VMCOREINFO (program headers
+    counted past PN_XNUM as a paging dump needs: section 0's sh_info)."""
+    with open(path, 'rb') as f:
+        head = f.read(64)
+        phoff, shoff = struct.unpack_from('<QQ', head, 0x20)
+        phentsize, phnum = struct.unpack_from('<HH', head, 0x36)
+        if phnum == 0xffff:
+            f.seek(shoff + 0x2c)
+            phnum = struct.unpack('<I', f.read(4))[0]
+        f.seek(phoff)
+        table = f.read(phentsize * phnum)
+        for i in range(phnum):
+            p_type, = struct.unpack_from('<I', table, i * phentsize)
+            if p_type != 4:  # PT_NOTE
+                continue
+            p_offset, = struct.unpack_from('<Q', table, i * phentsize + 8)
+            p_filesz, = struct.unpack_from('<Q', table, i * phentsize + 0x20)
+            f.seek(p_offset)
+            notes = f.read(min(p_filesz, 1 << 24))
+            at = 0
+            while at + 12 <= len(notes):
+                namesz, descsz, _ = struct.unpack_from('<III', notes, at)
+                name = notes[at + 12:at + 12 + namesz].rstrip(b'\0')
+                if name == b'VMCOREINFO':
+                    return True
+                at += 12 + (namesz + 3) // 4 * 4 + (descsz + 3) // 4 * 4
+    return False
+
 
 bad = runs = 0
 with tempfile.TemporaryDirectory(prefix='btaudit-qemu-forms-') as tmp:
@@ -72,9 +104,13 @@ with tempfile.TemporaryDirectory(prefix='btaudit-qemu-forms-') as tmp:
                     print(f'{label}: QEMU wrote no such file')
                     bad += 1
                     continue
-                with open(path, 'rb') as f:
-                    head = f.read(1 << 23)  # a paging ELF's 65,000 program headers come before its notes
-                if recovered and b'VMCOREINFO' in head:
+                if kind == 'elf':
+                    # Its notes, not its bytes: guest memory may hold the word anywhere.
+                    holds = elf_has_vmcoreinfo_note(path)
+                else:
+                    with open(path, 'rb') as f:
+                        holds = b'VMCOREINFO' in f.read(1 << 20)  # the headers, where QEMU puts it
+                if recovered and holds:
                     print(f'{label}: the file holds a VMCOREINFO note: the device was not taken out')
                     bad += 1
                     continue

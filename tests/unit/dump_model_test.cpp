@@ -270,7 +270,7 @@ StackWalk trap_walk() {
 StackWalk overflow_walk(bool frame_pointer_unwinder, SegmentEntry entry) {
   StackWalk w;
   w.state.cpu = 0;
-  w.frame_pointer_unwinder = frame_pointer_unwinder;
+  w.unwinder = frame_pointer_unwinder ? KernelUnwinder::FramePointer : KernelUnwinder::Orc;
   const StackRange df{StackKind::Exception, "#DF", kTask + 0x100000, kTask + 0x101000};
   const StackRange task{StackKind::Task, "", kTask, kTask + kSize};
   w.state.stacks = {task, df};
@@ -673,7 +673,7 @@ BOOST_AUTO_TEST_CASE(every_reason_has_a_unique_code_a_description_and_a_scope) {
       case ReasonScope::Code: ++code; break;
     }
   }
-  BOOST_TEST(dump == 13);
+  BOOST_TEST(dump == 14);
   BOOST_TEST(code == 5);  // function_start, no_call_before, call_target_mismatch, call_site_plausible, unchecked_budget
   BOOST_TEST(text == 10);
 }

@@ -363,6 +363,33 @@ BOOST_AUTO_TEST_CASE(a_switched_out_task_starts_with_the_scheduler_frame) {
   BOOST_TEST(w.segments[0].scan_from == thread_sp);
 }
 
+BOOST_AUTO_TEST_CASE(a_guess_unwinder_kernel_vouches_for_no_word) {
+  // unwind_guess.c: no return-address pointer, every text word printed with '?'. The chain the
+  // other unwinders would take (ORC's, or RBP's frame records) is not followed.
+  const std::uint64_t sp = kTask + kStack - 128;
+  plant_task_chain(sp);
+  regs(fn(kLeaf) + 4, sp);
+  in.regs["rbp"] = sp + 64;               // what a frame-pointer walk would read
+  mem.put_u64(sp + 64, sp + 80);          // a frame record...
+  mem.put_u64(sp + 72, fn(kTop) + 0x20);  // ...and its return address
+  in.frame_pointer_kernel = true;
+  in.guess_kernel = true;
+  for (const bool blocked : {false, true}) {
+    BOOST_TEST_CONTEXT((blocked ? "a switched-out task" : "a CPU's registers")) {
+      if (blocked) in.blocked_scan_from = sp;
+      const WalkResult w = walk();
+      std::size_t scanned = 0;
+      for (const StackFrame& f : w.frames) {
+        if (f.from_regs) continue;
+        ++scanned;
+        BOOST_TEST(!f.reliable());
+        BOOST_TEST(f.reason == Reason::GuessUnwinder);
+      }
+      BOOST_TEST(scanned >= 4u);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(an_overflowed_stack_is_entered_at_the_page_above_the_guard) {
   regs(fn(kLeaf) + 4, kTask - 16);  // SP in the guard page below the task stack
   mem.put_u64(kTask + 8, fn(kMid) + 1);
@@ -465,6 +492,29 @@ BOOST_AUTO_TEST_CASE(a_stopped_cpu_starts_at_the_handlers_highest_return_address
   BOOST_TEST(w->transitions[0].to == "task");
   BOOST_TEST(w->frames[4].pc == fn(kBottom) + 8);
   BOOST_TEST(w->frames[4].reason == Reason::Orc);
+}
+
+BOOST_AUTO_TEST_CASE(on_a_frame_pointer_kernel_the_handlers_chain_starts_at_the_frame_pointer_its_callee_saved) {
+  // No ORC: the halt the handler called pushed the handler's RBP just below its return address;
+  // the handler's frame record links to the NMI entry, whose RBP encodes the pt_regs (regs | 1).
+  const std::uint64_t handler_bp = regs_at - 16;
+  mem.put_u64(regs_at - 32, handler_bp);  // the callee's push %rbp
+  mem.put_u64(handler_bp, regs_at | 1);   // the handler's saved RBP: the entry code's encoded regs
+  auto q = query();
+  q.base.orc = nullptr;
+  q.base.frame_pointer_kernel = true;
+  const auto w = walk_from_nmi_stop(mem, q);
+  BOOST_REQUIRE(w);
+  BOOST_REQUIRE_GE(w->frames.size(), 3u);
+  BOOST_TEST(w->frames[0].pc == handler_ret);
+  BOOST_TEST(w->frames[0].trust == Trust::NmiStopHandler);
+  BOOST_TEST(w->frames[1].pc == fn(kNmiEntry) + 0x10);
+  BOOST_TEST(w->frames[1].reason == Reason::FramePointer);
+  BOOST_TEST(w->frames[2].from_regs);
+  BOOST_TEST((w->frames[2].regs == regs_at));
+  // Without the saved frame pointer the chain cannot be started there.
+  mem.put_u64(regs_at - 32, 0);
+  BOOST_TEST(!walk_from_nmi_stop(mem, q));
 }
 
 BOOST_AUTO_TEST_CASE(the_handlers_first_byte_is_a_function_pointer_never_its_frame) {
