@@ -58,7 +58,6 @@ struct StackRange {
   std::string label() const { return kind == StackKind::Exception ? name : std::string(to_string(kind)); }
 };
 
-// How the walk came onto a stack.
 // The unwinder a kernel was built with (arch/x86/kernel/unwind_{orc,frame,guess}.c): which words
 // its printed traces vouch for, and how a walk of its stacks is made.
 enum class KernelUnwinder { Orc, FramePointer, Guess };
@@ -72,6 +71,7 @@ constexpr std::string_view to_string(KernelUnwinder u) {
   return "orc";
 }
 
+// How the walk came onto a stack.
 enum class SegmentEntry { Start, Backlink, GuardPage };
 
 constexpr std::string_view to_string(SegmentEntry e) {

@@ -156,10 +156,9 @@ DumpWalk walk_dump(MemorySource& m, SymbolProvider& symbols, TypeProvider& types
         in.orc = &orc.table;
         in.is_kernel_text = is_text;
         in.blocked_scan_from = t.thread_sp;
-        // (Verified against the kernel's own prints on ORC kernels; on a frame-pointer
-        // kernel the first frame's '?' mark may differ from unwind_frame.c's.)
+        // (Verified against the kernel's own prints of hung tasks on ORC, frame-pointer and
+        // guess kernels: the 6.18 labs and their variants.)
         in.frame_pointer_kernel = orc.frame_pointer_kernel;
-        in.guess_kernel = orc.guess_kernel;
         in.guess_kernel = orc.guess_kernel;
         in.code_frames = code_frames;
         take(cw, walk_stacks(m, in));
