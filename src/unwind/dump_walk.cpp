@@ -58,8 +58,8 @@ DumpWalk walk_dump(MemorySource& m, SymbolProvider& symbols, TypeProvider& types
   const std::int64_t kaslr = layout.kaslr;
   if (auto head = runtime_symbol(symbols, "modules", kaslr)) out.modules = read_modules(m, types, *head, out.problems);
   const LoadedOrc orc = load_orc(m, symbols, types, kaslr, out.modules, out.problems);
-  out.unwinder = orc.unwinder();
-  out.orc_version = orc.frame_pointer_kernel ? 0 : orc.version;
+  out.unwinder = orc.unwinder;
+  out.orc_version = orc.unwinder == KernelUnwinder::Orc ? orc.version : 0;
   out.orc_entries = orc.table.size();
   const KernelText text(symbols, kaslr, out.modules);
   const auto is_text = [&text](std::uint64_t a) { return text.contains(a); };
@@ -91,14 +91,13 @@ DumpWalk walk_dump(MemorySource& m, SymbolProvider& symbols, TypeProvider& types
   }
   for (CpuState& state : read_irq_state(m, layout, sps, reg_source_by_cpu)) {
     StackWalk cw;
-    cw.unwinder = orc.unwinder();
+    cw.unwinder = orc.unwinder;
     WalkInput in;
     if (static_cast<std::size_t>(state.cpu) < regs_by_cpu.size()) in.regs = regs_by_cpu[state.cpu];
     in.stacks = state.stacks;
     in.orc = &orc.table;
     in.is_kernel_text = is_text;
-    in.frame_pointer_kernel = orc.frame_pointer_kernel;
-    in.guess_kernel = orc.guess_kernel;
+    in.unwinder = orc.unwinder;
     in.code_frames = code_frames;
     const auto cpu = static_cast<std::size_t>(state.cpu);
     const bool stopped = cpu < nmi_stopped_by_cpu.size() && nmi_stopped_by_cpu[cpu];
@@ -130,7 +129,7 @@ DumpWalk walk_dump(MemorySource& m, SymbolProvider& symbols, TypeProvider& types
   const auto saved_bp = types.member("inactive_task_frame", "bp");
   for (const TaskInfo& t : blocked) {
     StackWalk cw;
-    cw.unwinder = orc.unwinder();
+    cw.unwinder = orc.unwinder;
     cw.state.cpu = -1;
     cw.state.task = t.task;
     cw.state.pid = t.pid;
@@ -158,8 +157,7 @@ DumpWalk walk_dump(MemorySource& m, SymbolProvider& symbols, TypeProvider& types
         in.blocked_scan_from = t.thread_sp;
         // (Verified against the kernel's own prints of hung tasks on ORC, frame-pointer and
         // guess kernels: the 6.18 labs and their variants.)
-        in.frame_pointer_kernel = orc.frame_pointer_kernel;
-        in.guess_kernel = orc.guess_kernel;
+        in.unwinder = orc.unwinder;
         in.code_frames = code_frames;
         take(cw, walk_stacks(m, in));
       }

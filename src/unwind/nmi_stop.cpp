@@ -64,7 +64,7 @@ std::optional<WalkResult> walk_from_nmi_stop(MemorySource& m, const NmiStopQuery
     in.regs = {{"rip", word}, {"rsp", slot + 8}};
     // A frame-pointer kernel's callee pushed the handler's frame pointer just below its return
     // address (push %rbp first, as every function there begins): the chain goes on from it.
-    if (q.base.frame_pointer_kernel && off >= 8) in.regs["rbp"] = word_at(stack, off - 8);
+    if (q.base.unwinder == KernelUnwinder::FramePointer && off >= 8) in.regs["rbp"] = word_at(stack, off - 8);
     in.blocked_scan_from = slot;
     WalkResult r = walk_stacks(m, in);
     bool reached = false;

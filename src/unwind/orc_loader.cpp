@@ -98,18 +98,18 @@ LoadedOrc load_orc(MemorySource& m, SymbolProvider& symbols, TypeProvider& types
   auto ip_start = at("__start_orc_unwind_ip");
   auto ip_stop = at("__stop_orc_unwind_ip");
   auto orc_start = at("__start_orc_unwind");
-  out.frame_pointer_kernel = !(ip_start && ip_stop && orc_start && *ip_stop > *ip_start);
-  if (!out.frame_pointer_kernel) {
+  if (ip_start && ip_stop && orc_start && *ip_stop > *ip_start) {
     if (!out.table.add(m, *ip_start, *orc_start, (*ip_stop - *ip_start) / 4, out.version))
       problems.push_back("vmlinux's ORC tables are not in the dump: frame-pointer fallback only");
   } else if (types.member("unwind_state", "sp") && !types.member("unwind_state", "bp")) {
     // Each unwinder has its own struct unwind_state: ORC's holds sp and bp, the frame-pointer
     // one's bp and no sp, the guess one's a bare sp.
-    out.guess_kernel = true;
+    out.unwinder = KernelUnwinder::Guess;
     problems.push_back(
         "no ORC symbols in vmlinux and unwind_state holds no frame pointer: the kernel's guess unwinder "
         "(CONFIG_UNWINDER_GUESS) vouches for no word, and neither does the walk");
   } else {
+    out.unwinder = KernelUnwinder::FramePointer;
     problems.push_back("no ORC symbols in vmlinux: walked with frame pointers, as CONFIG_UNWINDER_FRAME_POINTER");
   }
   for (const LoadedModule& mod : modules)

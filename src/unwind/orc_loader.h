@@ -32,16 +32,10 @@ struct LoadedOrc {
   OrcTable table;
   int version = 0;
   const char* version_rule = "";
-  bool frame_pointer_kernel = false;
-  // No ORC and no frame pointers either (CONFIG_UNWINDER_GUESS): struct unwind_state is
-  // unwind_guess.c's, a bare `sp` (arch/x86/include/asm/unwind.h). Implies frame_pointer_kernel.
-  bool guess_kernel = false;
-
-  KernelUnwinder unwinder() const {
-    return guess_kernel           ? KernelUnwinder::Guess
-           : frame_pointer_kernel ? KernelUnwinder::FramePointer
-                                  : KernelUnwinder::Orc;
-  }
+  // Without ORC symbols: frame pointers (CONFIG_UNWINDER_FRAME_POINTER), or none at all
+  // (CONFIG_UNWINDER_GUESS) when struct unwind_state is unwind_guess.c's, a bare `sp`
+  // (arch/x86/include/asm/unwind.h).
+  KernelUnwinder unwinder = KernelUnwinder::Orc;
 };
 
 // `symbols` answers with link addresses, `kaslr` moves them to runtime ones.

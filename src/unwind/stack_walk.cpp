@@ -9,8 +9,8 @@ namespace btaudit {
 namespace {
 
 // A scanned word the unwinder did not vouch for: why, from the unwinder's state.
-Reason scan_reason(const Unwinder& u, bool guess_kernel) {
-  if (guess_kernel) return Reason::GuessUnwinder;
+Reason scan_reason(const Unwinder& u, KernelUnwinder kernel) {
+  if (kernel == KernelUnwinder::Guess) return Reason::GuessUnwinder;
   if (u.failed()) return Reason::AfterUnwindError;
   if (u.done()) return Reason::AfterStackEnd;
   return u.frame_pointer_kernel() ? Reason::StaleByFramePointer : Reason::StaleByOrc;
@@ -48,7 +48,8 @@ StackKind frame_stack_kind(const StackRange& r) {
 WalkResult walk_stacks(MemorySource& m, const WalkInput& in) {
   WalkResult out;
   StackAccess access(m, in.stacks, in.regs);
-  Unwinder u(access, in.orc, in.frame_pointer_kernel, in.max_frames, out.problems);
+  Unwinder u(access, in.orc, in.unwinder != KernelUnwinder::Orc, in.max_frames, out.problems);
+  const bool guess = in.unwinder == KernelUnwinder::Guess;
   if (in.code_frames) u.read_code_frames(in.code_frames);
   std::uint64_t stack = 0;
   const bool blocked = in.blocked_scan_from.has_value();
@@ -56,7 +57,7 @@ WalkResult walk_stacks(MemorySource& m, const WalkInput& in) {
     // The unwinder already stands on the sleeping task's first frame: its return
     // address is the word just below rsp, which the scan below reaches.
     u.start_blocked();
-    if (in.guess_kernel) u.stop();
+    if (guess) u.stop();
     stack = *in.blocked_scan_from & ~7ULL;
   } else {
     u.start_from_registers();
@@ -74,7 +75,7 @@ WalkResult walk_stacks(MemorySource& m, const WalkInput& in) {
     }
     // The registers' own frame: the first unwinder step leaves the interrupted context. (The guess
     // unwinder takes none: it only scans.)
-    if (in.guess_kernel)
+    if (guess)
       u.stop();
     else
       u.next();
@@ -122,7 +123,7 @@ WalkResult walk_stacks(MemorySource& m, const WalkInput& in) {
         out.frames.push_back(f);
       } else {
         f.trust = Trust::Scan;
-        f.reason = scan_reason(u, in.guess_kernel);
+        f.reason = scan_reason(u, in.unwinder);
         out.frames.push_back(f);
         continue;
       }

@@ -37,12 +37,10 @@ struct WalkInput {
   // there is no register frame to print, and the scan starts here (thread.sp),
   // as the kernel's show_stack() of a sleeping task does.
   std::optional<std::uint64_t> blocked_scan_from;
-  // A kernel built without ORC (CONFIG_UNWINDER_FRAME_POINTER): frame pointers are its
-  // own unwinder, not a fallback, and its entry code encodes pt_regs in RBP.
-  bool frame_pointer_kernel = false;
-  // A kernel built with the guess unwinder (no ORC, no frame pointers): no word is vouched for,
-  // every text address is a scanned one (unwind_guess.c's return-address pointer is NULL).
-  bool guess_kernel = false;
+  // The kernel's unwinder. FramePointer: frame pointers are its own unwinder, not a fallback,
+  // and its entry code encodes pt_regs in RBP. Guess: no word is vouched for, every text
+  // address is a scanned one (unwind_guess.c's return-address pointer is NULL).
+  KernelUnwinder unwinder = KernelUnwinder::Orc;
   // Frames read from machine code where ORC's entry is undefined (unwinder.h); none when empty.
   CodeFrames code_frames;
   // Above every word of a CPU's stacks (task and IRQ 16 KiB each, the IST stacks):

@@ -137,7 +137,7 @@ void plant_fp_chain(Planted& p, std::mt19937_64& rng, std::size_t depth) {
   p.in.regs = {{"rip", fn(0) + 2}, {"rsp", sp0}, {"rbp", record[0]}};
   p.in.stacks = {{StackKind::Task, "", kStack, kStack + kStackSize}};
   p.in.orc = nullptr;
-  p.in.frame_pointer_kernel = true;
+  p.in.unwinder = KernelUnwinder::FramePointer;
   p.in.is_kernel_text = [depth](std::uint64_t a) { return a >= kText && a < fn(depth); };
 }
 

@@ -219,7 +219,7 @@ BOOST_AUTO_TEST_CASE(no_registers_or_a_wild_sp_is_reported) {
 
 BOOST_AUTO_TEST_CASE(frame_pointer_kernel_finds_pt_regs_through_the_encoded_rbp) {
   in.orc = nullptr;  // a kernel without ORC tables
-  in.frame_pointer_kernel = true;
+  in.unwinder = KernelUnwinder::FramePointer;
   const std::uint64_t regs_at = kTask + kStack - 512;  // pt_regs of an interrupt on the task stack
   const std::uint64_t frame = regs_at - 32;            // the C handler's frame below it
   const std::uint64_t outer = kTask + kStack - 64;     // the interrupted function's frame
@@ -326,7 +326,7 @@ BOOST_AUTO_TEST_CASE(words_after_an_unwinder_error_are_plausible_leftovers) {
 
 BOOST_AUTO_TEST_CASE(a_frame_pointer_kernel_stamps_frame_pointer_reasons) {
   in.orc = nullptr;
-  in.frame_pointer_kernel = true;
+  in.unwinder = KernelUnwinder::FramePointer;
   const std::uint64_t frame = kTask + kStack - 96;  // leaf's frame record
   in.regs = {{"rip", fn(kLeaf) + 4}, {"rsp", frame - 16}, {"rbp", frame}};
   mem.put_u64(frame - 8, fn(kTop) + 3);        // residue below the frame record
@@ -372,8 +372,7 @@ BOOST_AUTO_TEST_CASE(a_guess_unwinder_kernel_vouches_for_no_word) {
   in.regs["rbp"] = sp + 64;               // what a frame-pointer walk would read
   mem.put_u64(sp + 64, sp + 80);          // a frame record...
   mem.put_u64(sp + 72, fn(kTop) + 0x20);  // ...and its return address
-  in.frame_pointer_kernel = true;
-  in.guess_kernel = true;
+  in.unwinder = KernelUnwinder::Guess;
   for (const bool blocked : {false, true}) {
     BOOST_TEST_CONTEXT((blocked ? "a switched-out task" : "a CPU's registers")) {
       if (blocked) in.blocked_scan_from = sp;
@@ -502,7 +501,7 @@ BOOST_AUTO_TEST_CASE(on_a_frame_pointer_kernel_the_handlers_chain_starts_at_the_
   mem.put_u64(handler_bp, regs_at | 1);   // the handler's saved RBP: the entry code's encoded regs
   auto q = query();
   q.base.orc = nullptr;
-  q.base.frame_pointer_kernel = true;
+  q.base.unwinder = KernelUnwinder::FramePointer;
   const auto w = walk_from_nmi_stop(mem, q);
   BOOST_REQUIRE(w);
   BOOST_REQUIRE_GE(w->frames.size(), 3u);
