@@ -17,7 +17,8 @@ crash run answers both; whichever check comes first runs it). Checks:
   - bt -c CPU and bt -c CPU -j show that CPU alone; `help btaudit` and a
     usage error print crash-style help;
   - the expected stack transitions: IRQ -> task on the hard-IRQ panics
-    (panic_irq, panic_warn_hardirq), NMI -> task, #DF -> task.
+    (panic_irq, panic_warn_hardirq), NMI -> task, #DF -> task (directly or through the
+    IRQ stack: stack_path.py).
 crash 8.0.2 aborts during start-up on stack_overflow (make-lab.sh
 stage_validate): a run that did not get through start-up is retried with
 --no_panic. Exit 77 (ctest: skipped) when crash, the plugin, vmlinux or the
@@ -26,6 +27,7 @@ dumps are absent.
 import argparse, concurrent.futures, json, os, shutil, subprocess, sys
 
 import crash_session
+from stack_path import goes, transitions_in_text
 
 EXPECTED_TRANSITIONS = {'panic_irq': ('irq', 'task'), 'panic_warn_hardirq': ('irq', 'task'),
                         'panic_nmi': ('NMI', 'task'), 'stack_overflow': ('#DF', 'task')}
@@ -149,8 +151,8 @@ def check_dump(args, name, doc):
             panicked = json.loads(out['log_json'] or '{}')['crosscheck'][0]['cpu']
         except (json.JSONDecodeError, KeyError, IndexError):
             panicked = None
-        hits = [c['cpu'] for c in walks if any(t['from'] == frm and t['to'] == to for t in c['transitions'])]
-        if panicked not in hits or f'--- {frm} -> {to}: followed the backlink' not in (out['bt'] or ''):
+        hits = [c['cpu'] for c in walks if goes(((t['from'], t['to']) for t in c['transitions']), frm, to)]
+        if panicked not in hits or not goes(transitions_in_text(out['bt']), frm, to):
             problems.append(f'the walk of the panicking CPU ({panicked}) does not go {frm} -> {to}')
         else:
             notes.append(f'{frm} -> {to} on the panicking CPU {panicked}')

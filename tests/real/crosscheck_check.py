@@ -7,7 +7,8 @@
 CPU (a panic, or what panicked) with that CPU's walk: every printed frame that
 can still be on the stack is found in order, with the same '?' mark and stack
 section. Also checks the expected stack transitions per scenario (IRQ -> task
-on the hard-IRQ panics, NMI -> task and #DF -> task on the exception ones).
+on the hard-IRQ panics, NMI -> task and #DF -> task on the exception ones, directly or
+through the IRQ stack: stack_path.py).
 Exit 77 when there is no dump.
 """
 import json, os, subprocess, sys
@@ -17,6 +18,7 @@ EXPECTED_TRANSITIONS = {'panic_irq': ('irq', 'task'), 'panic_warn_hardirq': ('ir
                         # scripts/lab-kdump-cache.sh: the capture's registers on the IRQ and NMI stacks
                         'kdump_hardirq': ('irq', 'task'), 'kdump_nmi': ('NMI', 'task')}
 from lab_args import split_vmcore_options
+from stack_path import goes, transitions_in_text
 
 (btaudit, dumps), vmcore_opts = split_vmcore_options(sys.argv)
 names = sorted(n for n in (os.listdir(dumps) if os.path.isdir(dumps) else []) if n.endswith(('.elf', '.kdump-zlib')))
@@ -48,7 +50,7 @@ for name in names:
     if stem in EXPECTED_TRANSITIONS and checks:
         bt = subprocess.run([btaudit, 'vmcore', *vmcore_opts, path, 'bt', '-c', str(checks[0]['cpu'])], capture_output=True, text=True).stdout
         frm, to = EXPECTED_TRANSITIONS[stem]
-        if f'--- {frm} -> {to}:' not in bt:
+        if not goes(transitions_in_text(bt), frm, to):
             bad += 1
             print(f'{name}: the walk does not go {frm} -> {to}')
 print(f'{matched}/{printed} printed frames reproduced across {len(names)} dumps; {bad} problems')
