@@ -4,7 +4,17 @@
 # vmcores/, kernel/vmlinux, labcrash/labcrash.ko) and DIR/logs (the console logs). Prints nothing and exits 0 when the tree is not on this
 # machine: the tests of that lab then skip (77).
 #
-#   scripts/lab-src-cache.sh VERSION     VERSION: 6.14, 6.18, 6.18-fp or 6.18-guess (the table below)
+#   scripts/lab-src-cache.sh VERSION     VERSION: 4.19, 6.14, 6.18, 6.18-fp or 6.18-guess (the table below)
+#
+# 4.19 is the era before 5.2 renamed the IRQ stack's per-CPU pointer: irq_stack_ptr with
+# irq_count, the IRQ stack inside the per-CPU irq_stack_union whose first 40 bytes hold the
+# stack canary, ORC v1. Its tree is a board vendor's copy of 4.19.304 in a folder of its
+# repository (kernel/), whose Makefile pins ARCH=arm: the export drops those two lines. The
+# lab's copy for it names the 4.19 spellings of the fragment's options (DEBUG_INFO with DWARF 4,
+# RETPOLINE, PAGE_TABLE_ISOLATION; EMBEDDED off, which in 4.19 selects the EXPERT the fragment turns off), builds labcrash.c against 4.19's API (file_operations for
+# the /proc file, HRTIMER_MODE_REL_PINNED), and its QEMU driver takes a panic followed by 5 s
+# of console silence as ended (scripts/lab-quiet-panic.py: like 5.10, 4.19 leaves panic's last
+# line in the NMI printk buffer of a CPU that stops).
 #
 # 6.18-fp is the 6.18 tree configured as a distribution that keeps frame pointers would have it
 # (CONFIG_UNWINDER_FRAME_POINTER instead of ORC: no .orc_unwind in vmlinux, and the kernel's own
@@ -33,12 +43,14 @@ shared=${SHARED:-$root/../shared}
 cache=${BTAUDIT_LAB_CACHE:-/var/cache/btaudit/labs}
 version=${1:?usage: lab-src-cache.sh VERSION}
 
-# version | default git directory | commit | paths left out of the export (the snapshot lacks them)
+# version | default git directory | commit | the kernel's folder in the repository
+subdir=
 case "$version" in
+  4.19) git_dir=${BTAUDIT_KERNEL_GIT_4_19:-/work/.mirror/maxiangpan+linux-4.19/repo}; commit=c46e277ca; subdir=kernel ;;
   6.14) git_dir=${BTAUDIT_KERNEL_GIT_6_14:-/work/.mirror/perishh+linux-6.14/repo}; commit=HEAD ;;
   # 6.18.2's newest commits add the MuQSS scheduler, which does not build when turned off.
   6.18|6.18-fp|6.18-guess) git_dir=${BTAUDIT_KERNEL_GIT_6_18:-/work/.mirror/gfunkmonk+linux-6.18.2/repo}; commit=57dc26c98 ;;
-  *) echo "lab-src-cache: unknown version $version (6.14, 6.18, 6.18-fp, 6.18-guess)" >&2; exit 64 ;;
+  *) echo "lab-src-cache: unknown version $version (4.19, 6.14, 6.18, 6.18-fp, 6.18-guess)" >&2; exit 64 ;;
 esac
 # The unwinder a variant's kernel is configured with, in place of the fragment's
 # CONFIG_UNWINDER_ORC line (the guess unwinder also without frame pointers).
@@ -47,6 +59,7 @@ case "$version" in
   *-guess) unwinder='CONFIG_UNWINDER_GUESS=y\n# CONFIG_FRAME_POINTER is not set' ;;
   *) unwinder= ;;
 esac
+# Paths left out of the export (the snapshots lack them).
 exclude=':(exclude)drivers/gpu/drm/amd/include/asic_reg'
 log() { echo "[lab-src-cache $version $(date +%T)] $*" >&2; }
 
@@ -68,6 +81,23 @@ if [ -n "$unwinder" ] && [ -f "$lab/kconfig-src.config" ]; then
       "$lab/kconfig-src.config"
     echo '# CONFIG_SLUB_DEBUG is not set' >>"$lab/kconfig-src.config"
   fi
+fi
+if [ "$version" = 4.19 ] && [ -f "$lab/kconfig-src.config" ]; then
+  # A private copy of the lab for 4.19's option names and API (the header says what and why).
+  variant=$(mktemp -d)
+  trap 'rm -rf "$variant"' EXIT
+  cp -r "$lab" "$variant/lab"
+  rm -rf "$variant/lab/logs"
+  lab=$variant/lab
+  printf '%s\n' '# --- 4.19 spellings' CONFIG_DEBUG_INFO=y CONFIG_DEBUG_INFO_DWARF4=y CONFIG_RETPOLINE=y \
+    CONFIG_PAGE_TABLE_ISOLATION=y CONFIG_COREDUMP=y '# CONFIG_EMBEDDED is not set' >>"$lab/kconfig-src.config"
+  sed -i -e 's/^static const struct proc_ops labcrash_proc_ops/static const struct file_operations labcrash_proc_ops/' \
+    -e 's/^\t\.proc_write = /\t.write = /' -e 's/HRTIMER_MODE_REL_PINNED_HARD/HRTIMER_MODE_REL_PINNED/g' \
+    "$lab/module/labcrash.c"
+  grep -q 'struct file_operations labcrash_proc_ops' "$lab/module/labcrash.c" ||
+    { log "labcrash.c: its /proc file is not declared as expected: no lab"; exit 0; }
+  python3 "$root/scripts/lab-quiet-panic.py" "$lab/run-scenario.py" ||
+    { log "run-scenario.py not patched: no lab"; exit 0; }
 fi
 lab_inputs=("$lab/make-lab.sh" "$lab/make-lab-src.sh" "$lab/kconfig-src.config"
             "$lab/module/labcrash.c" "$lab/module/Kbuild" "$lab/guest-init.sh"
@@ -104,7 +134,9 @@ fi
 log "building into $dir (tree ${tree:0:12}); make-lab-src.sh's log: $dir/make-lab.log"
 rm -rf "$dir"
 mkdir -p "$dir/src"
-git --git-dir="$git_dir" archive "$tree" -- . "$exclude" | tar -x -C "$dir/src"
+git --git-dir="$git_dir" archive "$tree${subdir:+:$subdir}" -- . "$exclude" | tar -x -C "$dir/src"
+# A vendor tree's Makefile may pin another architecture (the 4.19 one: ARCH=arm).
+sed -i -e '/^export ARCH=/d' -e '/^export CROSS_COMPILE=/d' "$dir/src/Makefile"
 # Every stage but crash/drgn validation, which the tests do not read; the scenarios one at a
 # time, each one's ELF dump made sparse before the next (scripts/lab-disk.sh).
 # shellcheck source=lab-disk.sh

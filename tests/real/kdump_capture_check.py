@@ -8,7 +8,11 @@ __crash_kexec, which objtool skips (STACK_FRAME_NON_STANDARD): its RIP line name
 reliable frame is panic() (vpanic() where panic() wraps it), read from __crash_kexec's machine code (trust machine_code;
 on a kernel built with frame pointers instead of ORC, from its frame pointer: trust frame_pointer), and no
 CPU's walk ends on "undefined ORC entry". An oops' capture (oops_end() calls crash_kexec() with
-the oops' registers) starts at the faulting instruction. The cross-check against the printed
+the oops' registers) starts at the faulting instruction, the crash site of the report that ended
+the CPU: a report of the die path, neither a panic nor a warning (a WARN reaches kdump through
+panic_on_warn's panic()). Which one a scenario makes depends on the kernel: sysrq-c writes
+through a NULL pointer on the 4.19 lab's kernel (an oops) and calls panic() on the others'
+(drivers/tty/sysrq.c, sysrq_handle_crash, as their stable releases have it). The cross-check against the printed
 traces is crosscheck_check.py's. The other CPUs, stopped by kdump's NMI (crash_nmi_callback()
 saved what the NMI interrupted), start on their NMI stack: crash_nmi_callback's frame (trust
 nmi_stop_handler), reliable frames up to the NMI's pt_regs, whose RIP is the crash site, and the
@@ -78,10 +82,16 @@ for name in names:
         continue
     site = (crashing.get('crash_site') or {}).get('function') or ''
     reliable = [f for f in crashing.get('frames', []) if f.get('verdict') == 'reliable']
-    if name.startswith('kdump_oops'):
-        ok = site.startswith('labcrash_')
+    reports = doc.get('reports', [])
+    ended = reports[checks[0]['report']] if 0 <= checks[0].get('report', -1) < len(reports) else {}
+    faulted = ((ended.get('crash_site') or {}).get('function') or '')
+    oops = ended.get('kind') not in (None, 'panic', 'warning') and not ended.get('warn_site') and faulted
+    if name.startswith('kdump_oops') and not oops:
+        fail(name, f"the labcrash oops scenario ended in a {ended.get('kind')!r} report, not an oops")
+    if oops:
+        ok = site == faulted
         if not ok:
-            fail(name, f'the oops capture starts at {site!r}, not the faulting labcrash function')
+            fail(name, f'the oops capture starts at {site!r}, not the faulting {faulted!r} of the report')
     else:
         first = reliable[0] if reliable else {}
         # panic() itself, or vpanic() where panic() calls it (kernel/panic.c; 6.18, not 6.14).
@@ -93,6 +103,7 @@ for name in names:
         if not ok:
             fail(name, f"starts at {site!r}, first reliable frame {first.get('function')!r} "
                        f"(trust {first.get('trust')!r}): __crash_kexec, then panic or vpanic by {trust} expected")
-    print(f"{name}: CPU {crashing['cpu']} from {site}, {len(reliable)} reliable frames{'' if ok else ' DIFFERS'}")
+    print(f"{name}: CPU {crashing['cpu']} from {site} ({'an oops' if oops else 'a panic'}), "
+          f"{len(reliable)} reliable frames{'' if ok else ' DIFFERS'}")
 print(f'{len(names)} kdump dumps; {bad} problems')
 sys.exit(1 if bad else 0)
