@@ -4,7 +4,7 @@
 # vmcores/, kernel/vmlinux, labcrash/labcrash.ko) and DIR/logs (the console logs). Prints nothing and exits 0 when the tree is not on this
 # machine: the tests of that lab then skip (77).
 #
-#   scripts/lab-src-cache.sh VERSION     VERSION: 4.19, 6.14, 6.18, 6.18-fp or 6.18-guess (the table below)
+#   scripts/lab-src-cache.sh VERSION     VERSION: 4.19, 6.14, 6.18, 6.18-fp, 6.18-guess or 6.18-la57 (the table below)
 #
 # 4.19 is the era before 5.2 renamed the IRQ stack's per-CPU pointer: irq_stack_ptr with
 # irq_count, the IRQ stack inside the per-CPU irq_stack_union whose first 40 bytes hold the
@@ -22,7 +22,9 @@
 # pointers (CONFIG_UNWINDER_GUESS, unwind_guess.c: every text word of the stack printed with '?';
 # it needs EXPERT and no SLUB_DEBUG, as an embedded kernel's configuration has them).
 # Each is the lab's kconfig fragment with that one choice changed, in a copy of ../shared/lab
-# that the lab is built from.
+# that the lab is built from. 6.18-la57 is the 6.18 kernel on a guest CPU with 5-level paging,
+# which the lab's QEMU driver otherwise turns off (la57=off): since 6.16 every x86-64 kernel
+# uses it where the CPU has it, and its direct map, vmalloc area and per-CPU stacks move.
 #
 # A cached lab is used when its key matches: the tree's commit plus a hash of every lab input
 # (make-lab.sh's scenarios, make-lab-src.sh, the kernel config fragment, the module, the guest
@@ -49,8 +51,8 @@ case "$version" in
   4.19) git_dir=${BTAUDIT_KERNEL_GIT_4_19:-/work/.mirror/maxiangpan+linux-4.19/repo}; commit=c46e277ca; subdir=kernel ;;
   6.14) git_dir=${BTAUDIT_KERNEL_GIT_6_14:-/work/.mirror/perishh+linux-6.14/repo}; commit=HEAD ;;
   # 6.18.2's newest commits add the MuQSS scheduler, which does not build when turned off.
-  6.18|6.18-fp|6.18-guess) git_dir=${BTAUDIT_KERNEL_GIT_6_18:-/work/.mirror/gfunkmonk+linux-6.18.2/repo}; commit=57dc26c98 ;;
-  *) echo "lab-src-cache: unknown version $version (4.19, 6.14, 6.18, 6.18-fp, 6.18-guess)" >&2; exit 64 ;;
+  6.18|6.18-fp|6.18-guess|6.18-la57) git_dir=${BTAUDIT_KERNEL_GIT_6_18:-/work/.mirror/gfunkmonk+linux-6.18.2/repo}; commit=57dc26c98 ;;
+  *) echo "lab-src-cache: unknown version $version (4.19, 6.14, 6.18, 6.18-fp, 6.18-guess, 6.18-la57)" >&2; exit 64 ;;
 esac
 # The unwinder a variant's kernel is configured with, in place of the fragment's
 # CONFIG_UNWINDER_ORC line (the guess unwinder also without frame pointers).
@@ -64,13 +66,18 @@ exclude=':(exclude)drivers/gpu/drm/amd/include/asic_reg'
 log() { echo "[lab-src-cache $version $(date +%T)] $*" >&2; }
 
 lab=$shared/lab
-if [ -n "$unwinder" ] && [ -f "$lab/kconfig-src.config" ]; then
-  # A private copy of the lab whose fragment selects the variant's unwinder (its key follows).
+variant=
+private_copy() {  # a private copy of the lab, made once, for a variant's edits (its key follows them)
+  [ -n "$variant" ] && return 0
   variant=$(mktemp -d)
   trap 'rm -rf "$variant"' EXIT
   cp -r "$lab" "$variant/lab"
   rm -rf "$variant/lab/logs"
   lab=$variant/lab
+}
+if [ -n "$unwinder" ] && [ -f "$lab/kconfig-src.config" ]; then
+  # The fragment selects the variant's unwinder.
+  private_copy
   grep -q '^CONFIG_UNWINDER_ORC=y$' "$lab/kconfig-src.config" ||
     { log "kconfig-src.config selects no ORC unwinder to replace: no lab"; exit 0; }
   sed -i "s/^CONFIG_UNWINDER_ORC=y\$/# CONFIG_UNWINDER_ORC is not set\n$unwinder/" "$lab/kconfig-src.config"
@@ -83,12 +90,8 @@ if [ -n "$unwinder" ] && [ -f "$lab/kconfig-src.config" ]; then
   fi
 fi
 if [ "$version" = 4.19 ] && [ -f "$lab/kconfig-src.config" ]; then
-  # A private copy of the lab for 4.19's option names and API (the header says what and why).
-  variant=$(mktemp -d)
-  trap 'rm -rf "$variant"' EXIT
-  cp -r "$lab" "$variant/lab"
-  rm -rf "$variant/lab/logs"
-  lab=$variant/lab
+  # 4.19's option names and API (the header says what and why).
+  private_copy
   printf '%s\n' '# --- 4.19 spellings' CONFIG_DEBUG_INFO=y CONFIG_DEBUG_INFO_DWARF4=y CONFIG_RETPOLINE=y \
     CONFIG_PAGE_TABLE_ISOLATION=y CONFIG_COREDUMP=y '# CONFIG_EMBEDDED is not set' >>"$lab/kconfig-src.config"
   sed -i -e 's/^static const struct proc_ops labcrash_proc_ops/static const struct file_operations labcrash_proc_ops/' \
@@ -98,6 +101,14 @@ if [ "$version" = 4.19 ] && [ -f "$lab/kconfig-src.config" ]; then
     { log "labcrash.c: its /proc file is not declared as expected: no lab"; exit 0; }
   python3 "$root/scripts/lab-quiet-panic.py" "$lab/run-scenario.py" ||
     { log "run-scenario.py not patched: no lab"; exit 0; }
+fi
+if [ "${version%-la57}" != "$version" ]; then
+  # The guest's CPU with 5-level paging (the lab's driver turns it off): the kernel maps its
+  # memory at 5-level addresses (page_offset_base 0xff11..., vmalloc'd stacks at 0xffa0...).
+  private_copy
+  grep -q 'default="max,la57=off"' "$lab/run-scenario.py" ||
+    { log "run-scenario.py has no la57=off CPU default to replace: no lab"; exit 0; }
+  sed -i 's/default="max,la57=off"/default="max"/' "$lab/run-scenario.py"
 fi
 lab_inputs=("$lab/make-lab.sh" "$lab/make-lab-src.sh" "$lab/kconfig-src.config"
             "$lab/module/labcrash.c" "$lab/module/Kbuild" "$lab/guest-init.sh"
