@@ -60,6 +60,7 @@ std::string fallback_title(const Report& r) {
     case ReportKind::RcuStall: return with_function("INFO: rcu detected stall", fn);
     case ReportKind::SoftLockup: return with_function("BUG: soft lockup", fn);
     case ReportKind::Lockdep: return with_function("possible deadlock", fn);
+    case ReportKind::CfiFailure: return with_function("CFI failure", fn);
     case ReportKind::Panic: return "kernel panic: " + r.header.substr(std::min(r.header.size(), std::size_t{28}));
     default: break;
   }

@@ -331,6 +331,11 @@ std::vector<Family> build() {
                {},
                {plain({"VFS: Busy inodes after unmount"}, "VFS: Busy inodes after unmount (use-after-free)")}});
   f.push_back({"Internal error:", {}, {stacked({"Internal error:"}, "Internal error in $1", crash_site())}});
+  // kernel/cfi.c report_cfi_failure() (kCFI; not in syzkaller's table): "CFI failure at %pS (target:
+  // %pS; expected type: 0x%08x)". The trap's own report (x86's invalid opcode, arm64's "Oops - CFI",
+  // CONFIG_CFI_PERMISSIVE's WARNING) follows in the same report; the call site is the title's, as
+  // lkp-tests names the failure ("CFI failure at <function>").
+  f.push_back({"CFI failure at", {}, {plain({"CFI failure at {F}"}, "CFI failure in $1")}});
   f.push_back({"Unhandled fault:", {}, {stacked({"Unhandled fault:"}, "Unhandled fault in $1", crash_site())}});
   f.push_back({"Alignment trap:", {}, {stacked({"Alignment trap:"}, "Alignment trap in $1", crash_site())}});
   f.push_back(

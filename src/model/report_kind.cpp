@@ -32,6 +32,7 @@ std::string_view to_string(ReportKind k) {
     case ReportKind::BadPage: return "bad_page";
     case ReportKind::ListCorruption: return "list_corruption";
     case ReportKind::Refcount: return "refcount";
+    case ReportKind::CfiFailure: return "cfi_failure";
     case ReportKind::Other: return "other";
   }
   return "other";

@@ -33,6 +33,7 @@ enum class ReportKind {
   BadPage,
   ListCorruption,
   Refcount,
+  CfiFailure,  // kernel/cfi.c: an indirect call to a function of another type (kCFI)
   Other,
 };
 

@@ -262,6 +262,12 @@ inline constexpr std::array kHeaderForms = {
                ReportKind::Oops},
     HeaderForm{"panic", "2.6.0", "kernel/panic.c panic", "Kernel panic - not syncing: Attempted to kill init!",
                ReportKind::Panic},
+    HeaderForm{"cfi-failure", "6.1 (kCFI; 4.19's CFI_CLANG the same line)", "kernel/cfi.c report_cfi_failure",
+               "CFI failure at int80_emulation+0x67/0xb0 (target: sys_ni_posix_timers+0x0/0x70; expected type: "
+               "0xb02b34d9)",
+               ReportKind::CfiFailure},
+    HeaderForm{"cfi-failure-no-target", "6.1", "kernel/cfi.c report_cfi_failure (no target)",
+               "CFI failure at __bpf_prog_run32+0x2e/0x60 (no target information)", ReportKind::CfiFailure},
     // die()'s header where no start word stands before its counter (markers_detail::die_header).
     HeaderForm{"die-riscv", "4.15", "arch/riscv/kernel/traps.c die (\"%s [#%d]\")", "Oops [#1]", ReportKind::Oops},
     HeaderForm{"die-riscv-bug", "4.15", "arch/riscv/kernel/traps.c do_trap_break -> die(\"Kernel BUG\")",

@@ -587,6 +587,13 @@ void LogParser::route_start(const StartMarker& marker, const CleanLine& line) {
         open_->add_follow_up(marker, line);
         return;
       }
+      // CONFIG_CFI_PERMISSIVE: report_cfi_failure() prints its line, then __warn() the WARNING
+      // of the same call site (kernel/cfi.c): one report.
+      if (open_ && open_->report().kind == ReportKind::CfiFailure && marker.kind == ReportKind::Warning &&
+          !open_->has_frames() && line.number - open_->report().input.first_line <= 2) {
+        open_->add_follow_up(marker, line);
+        return;
+      }
       // Rust's panic handler BUG()s after printing its message: that BUG is the panic's.
       if (open_ && marker.kind == ReportKind::KernelBug && !open_->has_frames() &&
           open_->report().header.starts_with("rust_kernel: panicked")) {

@@ -244,7 +244,8 @@ ReportBuilder::ReportBuilder(std::string path, const StartMarker& start, const C
   caller_kind_ = line.caller_kind;
   caller_id_ = line.caller_id;
   timestamped_ = line.had_timestamp;
-  if (start.kind == ReportKind::Warning) parse_warning_header(start.header);
+  // A CFI failure names its call site as a WARNING does ("CFI failure at %pS (target: ...").
+  if (start.kind == ReportKind::Warning || start.kind == ReportKind::CfiFailure) parse_warning_header(start.header);
   parse_task_line(start.header);
   parse_hung_task_header(start.header);
 }

@@ -141,6 +141,12 @@ constexpr Rule kRules[] = {
     // mm/fault.c): one report. (6.x prints "stack guard page: 0000 [#1]" instead.)
     {"kernel stack overflow (", ReportKind::StackOverflow, JoinPolicy::FollowUp},
     {"kernel stack overflow", ReportKind::StackOverflow, JoinPolicy::Standalone},
+    // kernel/cfi.c report_cfi_failure() (4.19's CONFIG_CFI_CLANG, kCFI from 6.1): "CFI failure at
+    // %pS (target: %pS; expected type: 0x%08x)" or "(no target information)". The trap then dies
+    // ("invalid opcode:", arm64's "Internal error: Oops - CFI:"), follow-ups of this report, or
+    // with CONFIG_CFI_PERMISSIVE warns: __warn's "WARNING: CPU: ... at" line joins it too
+    // (LogParser::route_start).
+    {"CFI failure at ", ReportKind::CfiFailure, JoinPolicy::Standalone},
     // WARN_ONCE's message: the "WARNING: ... at lib/refcount.c" line follows.
     {"refcount_t: ", ReportKind::Refcount, JoinPolicy::Soft},
     // Assertions that print a stack without WARN's banner (ASSERT_RTNL before 4.x, sysctl_check).

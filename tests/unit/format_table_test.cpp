@@ -156,6 +156,50 @@ BOOST_AUTO_TEST_CASE(every_header_form_starts_its_report_kind) {
   }
 }
 
+// kernel/cfi.c report_cfi_failure() prints "CFI failure at SITE (target: ...)", then the trap
+// handler reports the same failure: x86's die() ("invalid opcode:", 6.11's "Oops: invalid
+// opcode:"), arm64's die() ("Internal error: Oops - CFI:"), or with CONFIG_CFI_PERMISSIVE
+// __warn()'s WARNING of the same call site. Each is one report of kind cfi_failure, behind
+// every prefix and either line end; a CFI line that nothing follows is a report of its own,
+// titled by the site it names.
+BOOST_AUTO_TEST_CASE(a_cfi_failure_and_the_trap_that_reports_it_are_one_report) {
+  const std::vector<std::string> follow_ups = {
+      "invalid opcode: 0000 [#1] PREEMPT SMP PTI",
+      "Oops: invalid opcode: 0000 [#1] PREEMPT SMP NOPTI",
+      "Internal error: Oops - CFI: 00000000f2008228 [#1] PREEMPT SMP",
+      "WARNING: CPU: 0 PID: 48 at int80_emulation+0x67/0xb0",
+      "",  // nothing: the CFI line alone
+  };
+  for (const std::string& follow_up : follow_ups)
+    for (const std::string& prefix : kPrefixes)
+      for (const std::string_view eol : {"\n", "\r\n"}) {
+        std::vector<std::string> lines = {
+            "CFI failure at int80_emulation+0x67/0xb0 (target: sys_ni_posix_timers+0x0/0x70; expected type: "
+            "0xb02b34d9)"};
+        if (!follow_up.empty()) {
+          lines.push_back(follow_up);
+          lines.insert(lines.end(),
+                       {"CPU: 0 PID: 48 Comm: init Tainted: G N 6.7.0-rc4 #1", "RIP: 0010:int80_emulation+0x67/0xb0",
+                        "Call Trace:", " <TASK>", " ? __warn+0x7d/0x130", " ? int80_emulation+0x67/0xb0",
+                        " asm_int80_emulation+0x1a/0x20", " </TASK>"});
+        }
+        std::string log;
+        for (const std::string& l : lines) log += prefix + l + std::string(eol);
+        auto reports = parse_log(log, "t");
+        BOOST_TEST_CONTEXT("\"" << follow_up << "\" behind \"" << prefix << "\", "
+                                << (eol.size() == 2 ? "CRLF" : "LF")) {
+          BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+          analyze_report(reports[0]);
+          BOOST_TEST(to_string(reports[0].kind) == to_string(ReportKind::CfiFailure));
+          BOOST_REQUIRE(reports[0].warn_site.has_value());
+          BOOST_TEST(reports[0].warn_site->function.value_or("") == "int80_emulation");
+          BOOST_TEST(reports[0].input.last_line == lines.size());
+          if (follow_up.empty()) BOOST_TEST(reports[0].title == "CFI failure in int80_emulation");
+          BOOST_TEST(reports[0].title.ends_with(" in int80_emulation"), reports[0].title);
+        }
+      }
+}
+
 // 4.9-5.x x86 prints a stack overflow as "BUG: stack guard page was hit at ..." and then die()'s
 // header with handle_stack_overflow's message (the stack-overflow-* rows): one report, whose
 // frames are the trace's and whose title names a function (as for syzkaller's report 614),
