@@ -15,6 +15,9 @@
 //     the surrounding CU);
 //   - past the last run's start, only up to the last arange's end, that end
 //     itself included (libdwfl tests addr > addr + length).
+// Past libdwfl: a CU that no arange names (clang writes .debug_aranges for its assembler's CUs
+// only) is found by its own ranges (DW_AT_ranges, low/high pc), which are laid over the runs;
+// where the aranges name every CU, as GCC's do, the answers are libdwfl's exactly.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -77,8 +80,9 @@ class CuIndex {
     return std::nullopt;
   }
 
-  // libdw's aranges of `dwarf` (dwarf_getaranges, which libdwfl's lookup reads too), folded;
-  // nullopt when libdw cannot read them (libdwfl's lookup then fails as well).
+  // libdw's aranges of `dwarf` (dwarf_getaranges, which libdwfl's lookup reads too), folded, and
+  // the ranges of the CUs they leave out laid over them; nullopt when libdw cannot read the
+  // aranges (libdwfl's lookup then fails as well).
   static std::optional<CuIndex> from_aranges(Dwarf* dwarf);
 
   const std::vector<Run>& runs() const { return runs_; }

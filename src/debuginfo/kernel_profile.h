@@ -72,8 +72,9 @@ struct StoredKallsyms {
 
 struct KernelProfile {
   // 2: kallsyms as arrays (StoredKallsyms), stored when asked; 3: the CU index;
-  // 4: the payload's checksum is XXH3-64 (was zlib's CRC-32, a tenth of a warm run)
-  static constexpr std::uint32_t kFormatVersion = 4;
+  // 4: the payload's checksum is XXH3-64 (was zlib's CRC-32, a tenth of a warm run); 5: the CU
+  // index also holds the CUs .debug_aranges leaves out (a clang-built kernel's: cu_index.cpp)
+  static constexpr std::uint32_t kFormatVersion = 5;
 
   std::string build_id;
   std::uint64_t vmlinux_size = 0;                  // a file of the same build id but another size is not this kernel's

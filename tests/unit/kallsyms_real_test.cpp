@@ -19,6 +19,7 @@ namespace {
 
 using namespace btaudit;
 
+using btaudit::testing::clang_lab_kernels;
 using btaudit::testing::lab_kernels;
 
 }  // namespace
@@ -26,7 +27,8 @@ using btaudit::testing::lab_kernels;
 BOOST_AUTO_TEST_SUITE(kallsyms_real)
 
 BOOST_AUTO_TEST_CASE(the_elf_emulation_equals_the_kernels_own_table_on_real_kernels) {
-  const auto kernels = lab_kernels();
+  auto kernels = lab_kernels();
+  for (std::string& k : clang_lab_kernels()) kernels.push_back(std::move(k));
   if (kernels.empty()) {
     BOOST_TEST_MESSAGE("no lab vmlinux on this machine: skipped");
     std::exit(77);
