@@ -16,6 +16,8 @@ constexpr std::size_t kMaxVisited = 64;
 // few (at most 15 bytes each), and a padded call site is a short call ("call *%rsi", 2 bytes)
 // standing for a longer one (a retpoline thunk's 5, "lfence; call *%rsi"'s 5).
 constexpr std::uint64_t kMaxAlternativePadding = 13;
+// A direct call's length (E8 rel32), the shortest call a replacement patched in at boot makes.
+constexpr std::uint64_t kCallRel32Length = 5;
 // The instructions before the return address the sweep remembers, for padding.
 constexpr std::size_t kRecentInsns = 16;
 constexpr std::uint64_t kMaxTailScanBytes = 64 * 1024;  // x64_sys_call is one big switch of tail calls
@@ -123,6 +125,14 @@ CallSiteFinding CallSiteChecker::decode_call(std::uint64_t ret, const std::optio
             out.note = "call site patched at boot: the file's call is padded with NOPs to its alternative's length";
             return out;
           }
+          // The other way round: the file's original is the shorter instruction and the
+          // replacement, written over it and its NOPs at boot, a call (copy_user_generic's
+          // ALTERNATIVE("rep movsb", "call rep_movs_alternative", ALT_NOT(X86_FEATURE_FSRM)) on a
+          // CPU without FSRM). Which one runs is in .altinstructions, which is not read: the file
+          // has no call here, and the finding says that memory may have one.
+          if (!call.call && !call.nop && len - call.start >= kCallRel32Length &&
+              len - call.start <= kMaxAlternativePadding)
+            out.after_padded_original = true;
         }
       } else if (ok && pos > len) {
         // The return address falls inside an instruction of the file. When

@@ -19,6 +19,12 @@ bool apply_call_site_evidence(bool reliable, bool asm_frame, Verdict& verdict, R
                               const CallSiteEvidence& e) {
   const bool no_call = e.finding.site.kind == CallKind::None;
   const bool mismatch = e.finding.site.kind == CallKind::Direct && e.reach == Reach::No;
+  if (no_call && e.finding.after_padded_original && !e.at_symbol_end) {
+    // The file has no call, but the code that ran may (the replacement patched at boot): the
+    // machine code proves nothing either way, and the verdict stays the unwinder's.
+    debug.note = "preceded by an ALTERNATIVE's NOP-padded original: the replacement patched at boot may be the call";
+    return verdict != Verdict::Stale;
+  }
   if (reliable) {
     if ((no_call || mismatch) && !asm_frame) {
       debug.corruption_evidence = true;

@@ -212,7 +212,8 @@ void apply_debuginfo(Report& r, KernelDebugInfo& info, const CheckBudget& budget
         continue;
       }
       CallSiteFinding finding = checker.find_call(where[i]->address, where[i]->function);
-      f.debug->call_site = finding.site;
+      // An undecided finding names no call site ("none" would say the machine code has no call).
+      if (finding.decided) f.debug->call_site = finding.site;
       if (!finding.decided) {
         f.debug->note = finding.note;
         if (f.verdict != Verdict::Stale) above = i;

@@ -99,7 +99,8 @@ void judge_walk(StackWalk& walk, KernelDebugInfo& info, DumpSymbols& symbols, Du
     }
     CallSiteChecker& checker = at.in_module ? dump_checker : file_checker;
     CallSiteFinding finding = checker.find_call(at.address, at.function);
-    f.debug->call_site = finding.site;
+    // An undecided finding names no call site ("none" would say the machine code has no call).
+    if (finding.decided) f.debug->call_site = finding.site;
     if (!finding.decided) {
       f.debug->note = finding.note;
       if (f.verdict != Verdict::Stale) above = i;

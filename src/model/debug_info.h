@@ -36,7 +36,10 @@ struct CallSiteFinding {
   CallSite site;                                // kind None: the instruction before is not a call
   std::optional<std::uint64_t> target_address;  // a direct call's decoded target (relocated code only)
   bool decided = false;                         // false when the bytes could not be read or decoded
-  std::string note;                             // how it was decided, or why it could not be
+  // The return address follows an instruction padded with NOPs to a call's length or more: an
+  // ALTERNATIVE's original, whose replacement, patched in at boot, may be a call.
+  bool after_padded_original = false;
+  std::string note;  // how it was decided, or why it could not be
 };
 
 // Whether a direct call's target can lead, through tail calls, to a given function.

@@ -627,6 +627,38 @@ BOOST_AUTO_TEST_CASE(nops_without_a_call_before_them_are_no_call) {
   }
 }
 
+// copy_user_generic's ALTERNATIVE("rep movsb", "call rep_movs_alternative", ALT_NOT(X86_FEATURE_FSRM)):
+// the file holds the 2-byte original and 3 NOPs, memory on a CPU without FSRM the 5-byte call.
+// The file has no call there, and the finding says an original padded to a call's length stands
+// before the address; an instruction and NOPs shorter than a call together cannot hide one.
+BOOST_AUTO_TEST_CASE(an_original_padded_to_a_calls_length_may_hide_the_call_patched_at_boot) {
+  for (const auto& pad : kPaddings) {
+    const Built b = function_with(concat({0xf3, 0xa4}, pad));  // rep movsb; NOPs
+    const CallSiteFinding f = check(b, b.code.size());
+    BOOST_TEST_CONTEXT(pad.size() << " bytes of NOPs") {
+      BOOST_TEST(f.decided);
+      BOOST_TEST((f.site.kind == CallKind::None));
+      BOOST_TEST(f.after_padded_original == (2 + pad.size() >= 5));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_live_frame_after_a_padded_original_is_no_corruption_evidence) {
+  CallSiteFinding finding;
+  finding.decided = true;
+  finding.after_padded_original = true;
+  for (const bool reliable : {true, false}) {
+    Verdict verdict = reliable ? Verdict::Reliable : Verdict::Plausible;
+    Reason reason = reliable ? Reason::Unwinder : Reason::SkippedByUnwinder;
+    FrameDebugInfo debug;
+    apply_call_site_evidence(reliable, false, verdict, reason, debug,
+                             CallSiteEvidence{finding, Reach::Unknown, std::string(), false});
+    BOOST_TEST(!debug.corruption_evidence);
+    BOOST_TEST((verdict == (reliable ? Verdict::Reliable : Verdict::Plausible)));
+    BOOST_TEST(debug.note.find("ALTERNATIVE") != std::string::npos);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(more_nops_than_an_alternative_pads_are_no_call) {
   // 14 bytes of NOPs after the call: more than any replacement's extra length.
   const Built b = function_with(concat({0xff, 0xd6}, std::vector<std::uint8_t>(14, 0x90)));
