@@ -4,7 +4,8 @@
 # vmcores/, kernel/vmlinux, labcrash/labcrash.ko) and DIR/logs (the console logs). Prints nothing and exits 0 when the tree is not on this
 # machine: the tests of that lab then skip (77).
 #
-#   scripts/lab-src-cache.sh VERSION     VERSION: 4.19, 6.14, 6.18, 6.18-fp, 6.18-guess or 6.18-la57 (the table below)
+#   scripts/lab-src-cache.sh VERSION     VERSION: 4.19, 6.14, 6.18, 6.18-fp, 6.18-guess, 6.18-la57 or
+#                                        6.18-clang (the table below)
 #
 # 4.19 is the era before 5.2 renamed the IRQ stack's per-CPU pointer: irq_stack_ptr with
 # irq_count, the IRQ stack inside the per-CPU irq_stack_union whose first 40 bytes hold the
@@ -25,6 +26,10 @@
 # that the lab is built from. 6.18-la57 is the 6.18 kernel on a guest CPU with 5-level paging,
 # which the lab's QEMU driver otherwise turns off (la57=off): since 6.16 every x86-64 kernel
 # uses it where the CPU has it, and its direct map, vmalloc area and per-CPU stacks move.
+# 6.18-clang is the 6.18 kernel built by clang 16 (make LLVM=-16, Debian's clang-16, lld-16 and
+# llvm-16, installed for the build) with kCFI (CONFIG_CFI: a __cfi_ preamble before each
+# function that may be called indirectly), as Android and ChromeOS build theirs: other inlining,
+# no .cold clones, other ORC.
 #
 # A cached lab is used when its key matches: the tree's commit plus a hash of every lab input
 # (make-lab.sh's scenarios, make-lab-src.sh, the kernel config fragment, the module, the guest
@@ -51,8 +56,8 @@ case "$version" in
   4.19) git_dir=${BTAUDIT_KERNEL_GIT_4_19:-/work/.mirror/maxiangpan+linux-4.19/repo}; commit=c46e277ca; subdir=kernel ;;
   6.14) git_dir=${BTAUDIT_KERNEL_GIT_6_14:-/work/.mirror/perishh+linux-6.14/repo}; commit=HEAD ;;
   # 6.18.2's newest commits add the MuQSS scheduler, which does not build when turned off.
-  6.18|6.18-fp|6.18-guess|6.18-la57) git_dir=${BTAUDIT_KERNEL_GIT_6_18:-/work/.mirror/gfunkmonk+linux-6.18.2/repo}; commit=57dc26c98 ;;
-  *) echo "lab-src-cache: unknown version $version (4.19, 6.14, 6.18, 6.18-fp, 6.18-guess, 6.18-la57)" >&2; exit 64 ;;
+  6.18|6.18-fp|6.18-guess|6.18-la57|6.18-clang) git_dir=${BTAUDIT_KERNEL_GIT_6_18:-/work/.mirror/gfunkmonk+linux-6.18.2/repo}; commit=57dc26c98 ;;
+  *) echo "lab-src-cache: unknown version $version (4.19, 6.14, 6.18, 6.18-fp, 6.18-guess, 6.18-la57, 6.18-clang)" >&2; exit 64 ;;
 esac
 # The unwinder a variant's kernel is configured with, in place of the fragment's
 # CONFIG_UNWINDER_ORC line (the guess unwinder also without frame pointers).
@@ -101,6 +106,13 @@ if [ "$version" = 4.19 ] && [ -f "$lab/kconfig-src.config" ]; then
     { log "labcrash.c: its /proc file is not declared as expected: no lab"; exit 0; }
   python3 "$root/scripts/lab-quiet-panic.py" "$lab/run-scenario.py" ||
     { log "run-scenario.py not patched: no lab"; exit 0; }
+fi
+llvm=
+if [ "${version%-clang}" != "$version" ]; then
+  # The toolchain is no kconfig option: a line of the fragment's copy names it, for the key.
+  private_copy
+  llvm=-16
+  printf '%s\n' "# --- built with LLVM=$llvm (scripts/lab-src-cache.sh)" CONFIG_CFI=y >>"$lab/kconfig-src.config"
 fi
 if [ "${version%-la57}" != "$version" ]; then
   # The guest's CPU with 5-level paging (the lab's driver turns it off): the kernel maps its
@@ -153,6 +165,12 @@ sed -i -e '/^export ARCH=/d' -e '/^export CROSS_COMPILE=/d' "$dir/src/Makefile"
 # shellcheck source=lab-disk.sh
 source "$root/scripts/lab-disk.sh"
 if ! (export SRC="$dir/src" LAB_OUT="$dir/out" LAB_LOGS="$dir/logs"
+      if [ -n "$llvm" ]; then
+        export LLVM=$llvm
+        command -v "clang$llvm" >/dev/null && command -v "ld.lld$llvm" >/dev/null && command -v "llvm-nm$llvm" >/dev/null ||
+          DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "clang$llvm" "lld$llvm" "llvm$llvm" ||
+          exit 1
+      fi
       for stage in install config kernel module initramfs; do
         timeout "${LAB_BUILD_TIMEOUT:-3600}" bash "$lab/make-lab-src.sh" "$stage" || exit 1
       done
