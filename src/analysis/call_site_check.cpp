@@ -1,6 +1,7 @@
 #include "analysis/call_site_check.h"
 
 #include <array>
+#include <cstdio>
 #include <set>
 #include <vector>
 
@@ -68,6 +69,86 @@ Reach CallSiteChecker::reaches(std::uint64_t target, std::uint64_t callee) {
 }
 
 CallSiteFinding CallSiteChecker::decode_call(std::uint64_t ret, const std::optional<Symbol>& function) {
+  CallSiteFinding file = decode_file_call(ret, function);
+  if (file.decided && file.site.kind != CallKind::None) return file;
+  // No call in the file's bytes: the code that ran may have one, written at boot by an
+  // ALTERNATIVE whose original holds the byte before the return address.
+  for (const CodePatch& p : code_.patches_holding(ret - 1))
+    if (auto patched = patched_call(p, ret)) return *patched;
+  return file;
+}
+
+std::optional<CallSiteFinding> CallSiteChecker::patched_call(const CodePatch& p, std::uint64_t ret) {
+  const std::uint64_t end = ret - p.address;                        // where in the patched bytes the call must end
+  if (end == 0 || end > p.replacement_length) return std::nullopt;  // past the replacement: its NOP padding
+  std::array<std::uint8_t, 256> bytes{};
+  const std::size_t got = code_.read_code(p.replacement, std::span(bytes).first(p.replacement_length));
+  if (got < end) return std::nullopt;
+  std::uint64_t pos = 0;
+  while (pos < end) {
+    // Decoded where the replacement lies: apply_relocation() keeps the targets of its relative
+    // branches when it copies them (those into the block itself stay relative to it).
+    auto d = decoder_.decode(std::span(bytes).subspan(pos, got - pos), p.replacement + pos);
+    if (!d || d->length == 0) return std::nullopt;
+    pos += d->length;
+    if (pos != end) continue;
+    if (!is_call(d->flow)) return std::nullopt;
+    CallSiteFinding out;
+    out.decided = true;
+    const std::uint64_t start = pos - d->length;
+    out.site.address = p.address + start;
+    out.site.insn = decoder_.format(std::span(bytes).subspan(start, got - start), p.replacement + start);
+    char where[96];
+    std::snprintf(where, sizeof where, "the ALTERNATIVE at 0x%llx (CPU feature %u:%u%s)",
+                  static_cast<unsigned long long>(p.address), p.feature / 32U, p.feature % 32U,
+                  p.when_absent ? " absent" : "");
+    out.site.patched_by = where;
+    out.note =
+        std::string("call written at boot by ") + where + ": the file holds the original, .altinstructions the call";
+    if (d->flow == FlowKind::CallIndirect || p.target_from_pointer || !d->target) {
+      out.site.kind = CallKind::Indirect;  // a pv_ops call's target is what its pointer held at boot
+      return out;
+    }
+    std::uint64_t target = *d->target;
+    if (target >= p.replacement && target - p.replacement < p.replacement_length) {
+      // A call into the block itself. An inline retpoline (4.x's RETPOLINE_CALL) calls a label
+      // that overwrites its return address with a register and returns: the call goes where
+      // the register says. RSB stuffing (FILL_RETURN_BUFFER) calls labels whose return
+      // addresses are dropped, never returned to: the call goes to its label.
+      bool returns = false;
+      for (std::uint64_t at = 0; at < got;) {
+        auto i = decoder_.decode(std::span(bytes).subspan(at, got - at), p.replacement + at);
+        if (!i || i->length == 0) break;
+        returns |= i->flow == FlowKind::Return || i->flow == FlowKind::JumpIndirect;
+        at += i->length;
+      }
+      target = target - p.replacement + p.address;  // the label where the block is written
+      if (returns) {
+        name_direct_target(out, target);
+        out.site.kind = CallKind::Indirect;
+        out.site.target.reset();
+        out.target_address.reset();
+        out.site.insn += " (an inline retpoline: to where a register says)";
+        return out;
+      }
+    }
+    out.site.kind = CallKind::Direct;
+    name_direct_target(out, target);
+    return out;
+  }
+  return std::nullopt;
+}
+
+void CallSiteChecker::name_direct_target(CallSiteFinding& out, std::uint64_t target) {
+  out.target_address = target;
+  if (auto sym = code_.symbol_at(target)) {
+    out.site.target = sym->address == target ? sym->name : sym->name + "+" + std::to_string(target - sym->address);
+    if (is_indirect_trampoline(sym->name)) out.site.kind = CallKind::Indirect;
+    out.site.insn = "call " + *out.site.target;
+  }
+}
+
+CallSiteFinding CallSiteChecker::decode_file_call(std::uint64_t ret, const std::optional<Symbol>& function) {
   CallSiteFinding out;
   std::optional<std::uint64_t> insn_start;
 
@@ -201,15 +282,7 @@ CallSiteFinding CallSiteChecker::decode_call(std::uint64_t ret, const std::optio
     if (is_indirect_trampoline(reloc->name)) out.site.kind = CallKind::Indirect;
     return out;
   }
-  if (d->target) {
-    out.target_address = d->target;
-    if (auto sym = code_.symbol_at(*d->target)) {
-      out.site.target =
-          sym->address == *d->target ? sym->name : sym->name + "+" + std::to_string(*d->target - sym->address);
-      if (is_indirect_trampoline(sym->name)) out.site.kind = CallKind::Indirect;
-      out.site.insn = "call " + *out.site.target;
-    }
-  }
+  if (d->target) name_direct_target(out, *d->target);
   return out;
 }
 

@@ -49,6 +49,12 @@ class CallSiteChecker {
 
  private:
   CallSiteFinding decode_call(std::uint64_t return_address, const std::optional<Symbol>& function);
+  // decode_call's answer from the file's bytes alone.
+  CallSiteFinding decode_file_call(std::uint64_t return_address, const std::optional<Symbol>& function);
+  // The call that `patch`, applied at boot, ends at `return_address`, if it writes one there.
+  std::optional<CallSiteFinding> patched_call(const CodePatch& patch, std::uint64_t return_address);
+  // Names a direct call's target in `out` (its symbol; Indirect when it is a trampoline).
+  void name_direct_target(CallSiteFinding& out, std::uint64_t target);
   Reach follow_tail_calls(std::uint64_t target, std::uint64_t callee);
   bool is_indirect_trampoline(const std::string& name) const;
   CodeSource& code_;

@@ -63,6 +63,17 @@ std::size_t DumpCodeSource::read_code(std::uint64_t a, std::span<std::uint8_t> o
   return info_.read_code(a - static_cast<std::uint64_t>(symbols_.kaslr()), out);
 }
 
+std::vector<CodePatch> DumpCodeSource::patches_holding(std::uint64_t a) {
+  if (symbols_.module_at(a)) return {};
+  const auto shift = static_cast<std::uint64_t>(symbols_.kaslr());
+  std::vector<CodePatch> patches = info_.code_patches(a - shift);
+  for (CodePatch& p : patches) {
+    p.address += shift;
+    p.replacement += shift;
+  }
+  return patches;
+}
+
 std::optional<Symbol> DumpCodeSource::symbol_at(std::uint64_t a) {
   if (symbols_.module_at(a)) return symbols_.kallsyms_at(a);
   auto s = info_.symbol_at(a - static_cast<std::uint64_t>(symbols_.kaslr()));

@@ -49,6 +49,9 @@ class DumpCodeSource final : public CodeSource {
   std::size_t read_code(std::uint64_t address, std::span<std::uint8_t> out) override;
   std::optional<Symbol> symbol_at(std::uint64_t address) override;
   std::optional<Symbol> relocation_target(std::uint64_t) override { return std::nullopt; }  // relocated in memory
+  // vmlinux's code comes from its file (read_code): the patches of its alternatives table, moved
+  // by the KASLR offset. A module's code comes from memory, patched already.
+  std::vector<CodePatch> patches_holding(std::uint64_t address) override;
 
  private:
   MemorySource& memory_;

@@ -13,6 +13,7 @@ class DebugInfoCodeSource final : public CodeSource {
   }
   std::optional<Symbol> symbol_at(std::uint64_t address) override { return info_.symbol_at(address); }
   std::optional<Symbol> relocation_target(std::uint64_t address) override { return info_.relocation_target(address); }
+  std::vector<CodePatch> patches_holding(std::uint64_t address) override { return info_.code_patches(address); }
 
  private:
   KernelDebugInfo& info_;

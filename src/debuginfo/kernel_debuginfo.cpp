@@ -13,6 +13,7 @@
 
 #include "debuginfo/build_id_source.h"
 #include "debuginfo/kernel_build_id.h"
+#include "debuginfo/kernel_types.h"
 #include "provider/debuginfo_error.h"
 #include "provider/kernel_kallsyms.h"
 
@@ -558,6 +559,49 @@ std::size_t KernelDebugInfo::read_code(std::uint64_t address, std::span<std::uin
   const std::size_t n = std::min<std::size_t>(out.size(), data->d_size - rel);
   std::memcpy(out.data(), static_cast<const std::uint8_t*>(data->d_buf) + rel, n);
   return n;
+}
+
+namespace {
+// The largest .altinstructions read: a distribution kernel's holds a few hundred KiB.
+constexpr std::uint64_t kMaxAltTableBytes = std::uint64_t{64} << 20;
+}  // namespace
+
+const KernelAlternatives& KernelDebugInfo::alternatives() {
+  if (alternatives_) return *alternatives_;
+  alternatives_ = std::make_unique<KernelAlternatives>();
+  const auto start = function("__alt_instructions", "");
+  const auto end = function("__alt_instructions_end", "");
+  if (!start || !end || end->address < start->address || end->address - start->address > kMaxAltTableBytes) {
+    alternatives_source_ = "none: vmlinux has no __alt_instructions table";
+    return *alternatives_;
+  }
+  std::vector<std::uint8_t> table(end->address - start->address);
+  if (read_code(start->address, table) != table.size()) {
+    alternatives_source_ = "none: the bytes of .altinstructions are not in vmlinux";
+    return *alternatives_;
+  }
+  KernelTypes types(*this);
+  if (auto layout = alt_instr_layout(types)) {
+    *alternatives_ = KernelAlternatives(table, start->address, *layout, kernel_start_, kernel_end_);
+    alternatives_source_ = "struct alt_instr from DWARF (" + std::to_string(layout->size) + " bytes)";
+    return *alternatives_;
+  }
+  // No type: the known layouts whose size divides the table, the one that skips fewest entries.
+  for (const AltInstrLayout& l : known_alt_instr_layouts()) {
+    if (table.size() % l.size != 0) continue;
+    KernelAlternatives candidate(table, start->address, l, kernel_start_, kernel_end_);
+    if (candidate.size() > 0 && (alternatives_->size() == 0 || candidate.skipped() < alternatives_->skipped())) {
+      *alternatives_ = std::move(candidate);
+      alternatives_source_ = "struct alt_instr of " + std::to_string(l.size) + " bytes (no DWARF type)";
+    }
+  }
+  if (alternatives_->size() == 0) alternatives_source_ = "none: no known struct alt_instr layout fits the table";
+  return *alternatives_;
+}
+
+std::vector<CodePatch> KernelDebugInfo::code_patches(std::uint64_t address) {
+  if (!in_vmlinux(address)) return {};
+  return alternatives().holding(address);
 }
 
 std::optional<Symbol> KernelDebugInfo::relocation_target(std::uint64_t address) {

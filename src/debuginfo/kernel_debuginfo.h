@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "debuginfo/kernel_alternatives.h"
 #include "debuginfo/kernel_answers.h"
 #include "debuginfo/kernel_profile.h"
 #include "model/debug_info.h"
@@ -84,6 +85,12 @@ class KernelDebugInfo {
   std::size_t read_code(std::uint64_t address, std::span<std::uint8_t> out);
   // For a relocatable module: the symbol a relocation at `address` (the rel32 of a call) points to.
   std::optional<Symbol> relocation_target(std::uint64_t address);
+  // The alternatives (kernel_alternatives.h) whose original holds a vmlinux address; none for a
+  // module's (its table is relocatable and not read). The table is read on first use.
+  std::vector<CodePatch> code_patches(std::uint64_t address);
+  // The table code_patches answers from, and how it was read ("" until then).
+  const KernelAlternatives& alternatives();
+  const std::string& alternatives_source() const { return alternatives_source_; }
   // vmlinux's DWARF (for type layouts); null when the file has none.
   Dwarf* kernel_dwarf();
 
@@ -170,6 +177,8 @@ class KernelDebugInfo {
     ~FileHandle();
   };
   FileHandle vmlinux_file_;
+  std::unique_ptr<KernelAlternatives> alternatives_;  // read on first use
+  std::string alternatives_source_;
   std::pair<KallsymsTable, std::string> decode_kallsyms();  // the table and where it came from
   std::optional<KallsymsTable> kallsyms_;                   // built on first use (without a warm profile)
   std::string kallsyms_source_;

@@ -51,6 +51,7 @@ FrameDebugInfo debug_of(const json& f) {
     site.target = opt<std::string>(*cs, "target");
     site.insn = str(*cs, "insn");
     site.address = opt<std::uint64_t>(*cs, "address");
+    site.patched_by = opt<std::string>(*cs, "patched_by");
     d.call_site = site;
   }
   d.corruption_evidence = f.value("corruption_evidence", false);

@@ -28,6 +28,9 @@ struct CallSite {
   std::optional<std::uint64_t> address;  // where the call instruction starts
   std::optional<std::string> target;     // symbol a direct call goes to
   std::string insn;                      // the decoded instruction, AT&T-free Intel syntax
+  // The boot-time patch that wrote the call over the file's bytes ("the ALTERNATIVE at 0x...
+  // (CPU feature 9:4 absent)"), when the call is only in the patched code.
+  std::optional<std::string> patched_by;
 };
 
 // What the machine code says about one return address (analysis/call_site_check.h

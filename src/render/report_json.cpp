@@ -64,6 +64,7 @@ void write_debug_fields(JsonWriter& w, const FrameDebugInfo& d) {
     w.field("target", d.call_site->target);
     w.field("insn", d.call_site->insn);
     w.field("address", d.call_site->address);
+    if (d.call_site->patched_by) w.field("patched_by", *d.call_site->patched_by);
     w.end_object();
   }
   if (d.kallsyms) w.field("kallsyms", *d.kallsyms);

@@ -118,6 +118,7 @@ std::string describe_debug(const FrameDebugInfo& d) {
   if (d.call_site) {
     out += indent + "call site: ";
     out += d.call_site->kind == CallKind::None ? std::string("none") : d.call_site->insn;
+    if (d.call_site->patched_by) out += " (written at boot by " + *d.call_site->patched_by + ")";
     out += "\n";
   }
   if (d.corruption_evidence || !d.note.empty()) out += indent + "note: " + d.note + "\n";

@@ -74,6 +74,11 @@ void frame_sources(std::string& out, const FrameDebugInfo& d) {
   if (d.call_site) {
     out += "<br>call site: ";
     append_escaped(out, d.call_site->insn.empty() ? std::string("none") : d.call_site->insn);
+    if (d.call_site->patched_by) {
+      out += " (written at boot by ";
+      append_escaped(out, *d.call_site->patched_by);
+      out += ")";
+    }
   }
   if (!d.note.empty()) {
     out += "<br>note: ";

@@ -5,6 +5,7 @@
 // words and SVG. No dump file and no debuginfo: model in, model or bytes out.
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <span>
@@ -641,6 +642,158 @@ BOOST_AUTO_TEST_CASE(an_original_padded_to_a_calls_length_may_hide_the_call_patc
       BOOST_TEST(f.after_padded_original == (2 + pad.size() >= 5));
     }
   }
+}
+
+namespace {
+// OneFunction with an alternatives table: the function's bytes at kBase, replacements at
+// kReplacements, and rep_movs_alternative (the replacement's call target) at kTarget.
+constexpr std::uint64_t kReplacements = 0xffffffff83c00000;
+constexpr std::uint64_t kTarget = 0xffffffff81f00000;
+
+class PatchedFunction final : public CodeSource {
+ public:
+  PatchedFunction(const Built& b, std::vector<std::uint8_t> replacement, std::vector<CodePatch> patches)
+      : function_(b.code), replacement_(std::move(replacement)), patches_(std::move(patches)) {}
+  std::size_t read_code(std::uint64_t address, std::span<std::uint8_t> out) override {
+    if (address >= kReplacements && address - kReplacements < replacement_.size()) {
+      const std::size_t n = std::min<std::size_t>(out.size(), replacement_.size() - (address - kReplacements));
+      std::copy_n(replacement_.begin() + static_cast<std::ptrdiff_t>(address - kReplacements), n, out.begin());
+      return n;
+    }
+    return function_.read_code(address, out);
+  }
+  std::optional<Symbol> symbol_at(std::uint64_t address) override {
+    if (address >= kTarget && address < kTarget + 0x80) return Symbol{"rep_movs_alternative", kTarget, 0x80, ""};
+    return std::nullopt;
+  }
+  std::optional<Symbol> relocation_target(std::uint64_t) override { return std::nullopt; }
+  std::vector<CodePatch> patches_holding(std::uint64_t address) override {
+    std::vector<CodePatch> out;
+    for (const CodePatch& p : patches_)
+      if (address >= p.address && address - p.address < p.length) out.push_back(p);
+    return out;
+  }
+
+ private:
+  OneFunction function_;
+  std::vector<std::uint8_t> replacement_;
+  std::vector<CodePatch> patches_;
+};
+
+// "call rep_movs_alternative" assembled at kReplacements + at.
+std::vector<std::uint8_t> call_to_target_at(std::uint64_t at) {
+  const auto rel = static_cast<std::int32_t>(static_cast<std::int64_t>(kTarget - (kReplacements + at + 5)));
+  std::vector<std::uint8_t> c = {0xe8, 0, 0, 0, 0};
+  std::memcpy(c.data() + 1, &rel, 4);
+  return c;
+}
+
+CallSiteFinding check_patched(const Built& b, const std::vector<std::uint8_t>& replacement,
+                              const std::vector<CodePatch>& patches) {
+  PatchedFunction code(b, replacement, patches);
+  CallSiteChecker checker(code);
+  return checker.find_call(b.ret, Symbol{"_copy_to_iter", kBase, b.code.size(), ""});
+}
+}  // namespace
+
+// With .altinstructions read, the call a replacement writes over the file's original is the call
+// site: copy_user_generic's "rep movsb" and NOPs become "call rep_movs_alternative" on a CPU
+// without FSRM (feature 9*32+4, ALT_NOT), and the call keeps its target when copied.
+BOOST_AUTO_TEST_CASE(an_alternatives_call_written_at_boot_is_the_call_site) {
+  for (const auto& pad : kPaddings) {
+    if (2 + pad.size() < 5) continue;  // the original is at least as long as its replacement
+    Built b = function_with(concat({0xf3, 0xa4}, pad));
+    const std::uint64_t site = kBase + kPrologue.size();
+    b.ret = site + 5;  // after the call, wherever the file's NOPs end
+    const CodePatch patch{site, static_cast<std::uint8_t>(2 + pad.size()), kReplacements, 5, 9 * 32 + 4, true, false};
+    const CallSiteFinding f = check_patched(b, call_to_target_at(0), {patch});
+    BOOST_TEST_CONTEXT(pad.size() << " bytes of NOPs") {
+      BOOST_TEST(f.decided);
+      BOOST_TEST((f.site.kind == CallKind::Direct));
+      BOOST_TEST((f.site.address == std::optional<std::uint64_t>(site)));
+      BOOST_TEST((f.site.target == std::optional<std::string>("rep_movs_alternative")));
+      BOOST_TEST((f.target_address == std::optional<std::uint64_t>(kTarget)));
+      BOOST_TEST(!f.after_padded_original);
+      BOOST_TEST(f.note.find("ALTERNATIVE") != std::string::npos);
+      BOOST_TEST(f.note.find("9:4 absent") != std::string::npos);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_replacement_whose_call_ends_elsewhere_is_no_call_site) {
+  // "rep movsb; 6 NOPs" replaced by "call ...; mov rdi, rax": the call ends 3 bytes before
+  // the return address, which follows the mov.
+  const Built b = function_with(concat({0xf3, 0xa4}, {0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00}));
+  const std::uint64_t site = kBase + kPrologue.size();
+  const CodePatch patch{site, 8, kReplacements, 8, 9 * 32 + 4, false, false};
+  const CallSiteFinding f = check_patched(b, concat(call_to_target_at(0), {0x48, 0x89, 0xc7}), {patch});
+  BOOST_TEST(f.decided);
+  BOOST_TEST((f.site.kind == CallKind::None));
+  BOOST_TEST(f.after_padded_original);  // the file's reading stands, and says what it saw
+}
+
+BOOST_AUTO_TEST_CASE(a_call_inside_a_longer_replacement_ends_where_its_bytes_say) {
+  // The replacement "mov rdi, rax; call rep_movs_alternative" over 8 bytes: the call ends at
+  // offset 8, the return address after the whole patch.
+  const Built b = function_with(concat({0xf3, 0xa4}, {0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00}));
+  const std::uint64_t site = kBase + kPrologue.size();
+  BOOST_TEST(b.ret == site + 8);
+  const CodePatch patch{site, 8, kReplacements, 8, 18 * 32 + 1, false, false};
+  const CallSiteFinding f = check_patched(b, concat({0x48, 0x89, 0xc7}, call_to_target_at(3)), {patch});
+  BOOST_TEST((f.site.kind == CallKind::Direct));
+  BOOST_TEST((f.site.address == std::optional<std::uint64_t>(site + 3)));
+  BOOST_TEST((f.site.target == std::optional<std::string>("rep_movs_alternative")));
+  BOOST_TEST(f.note.find("18:1)") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_pv_ops_direct_call_goes_where_its_pointer_said) {
+  // ALT_FLAG_DIRECT_CALL: "call BUG_func" in the table, pointed at pv_ops' target at boot.
+  const Built b = function_with(concat({0xf3, 0xa4}, {0x90, 0x90, 0x90}));
+  const std::uint64_t site = kBase + kPrologue.size();
+  const CodePatch patch{site, 5, kReplacements, 5, 3 * 32 + 0, false, true};
+  const CallSiteFinding f = check_patched(b, call_to_target_at(0), {patch});
+  BOOST_TEST((f.site.kind == CallKind::Indirect));
+  BOOST_TEST(!f.site.target.has_value());
+}
+
+// Calls into the replacement block itself, as 4.19's kernels write them.
+BOOST_AUTO_TEST_CASE(a_call_into_its_own_block_is_a_retpoline_when_the_block_returns) {
+  // RETPOLINE_CALL %rbx: jmp 1f; 2: call 3f; 4: pause; lfence; jmp 4b; 3: mov [rsp], rbx; ret;
+  // 1: call 2b. The last call ends the block (19 + 5 bytes); the return address follows it.
+  const std::vector<std::uint8_t> retpoline = {0xeb, 0x11,                     // jmp +17
+                                               0xe8, 0x07, 0x00, 0x00, 0x00,   // call +7
+                                               0xf3, 0x90, 0x0f, 0xae, 0xe8,   // pause; lfence
+                                               0xeb, 0xf9,                     // jmp -7
+                                               0x48, 0x89, 0x1c, 0x24, 0xc3,   // mov [rsp], rbx; ret
+                                               0xe8, 0xea, 0xff, 0xff, 0xff};  // call -22
+  Built b = function_with(concat({0xff, 0xd3}, std::vector<std::uint8_t>(22, 0x90)));
+  const std::uint64_t site = kBase + kPrologue.size();
+  b.ret = site + retpoline.size();
+  const CodePatch patch{site,        24,    kReplacements, static_cast<std::uint8_t>(retpoline.size()),
+                        7 * 32 + 12, false, false};
+  const CallSiteFinding f = check_patched(b, retpoline, {patch});
+  BOOST_TEST((f.site.kind == CallKind::Indirect));
+  BOOST_TEST(!f.target_address.has_value());
+  BOOST_TEST(f.site.insn.find("inline retpoline") != std::string::npos);
+  // RSB stuffing: call 1f; int3; 1: call 2f; int3; 2: add rsp, 16. The return addresses the
+  // calls push are dropped: each call goes to its label, where the block is written.
+  const std::vector<std::uint8_t> stuffing = {0xe8, 0x01, 0x00, 0x00, 0x00, 0xcc, 0xe8, 0x01,
+                                              0x00, 0x00, 0x00, 0xcc, 0x48, 0x83, 0xc4, 0x10};
+  Built c = function_with(concat({0xeb, 0x0e}, std::vector<std::uint8_t>(14, 0x90)));  // jmp over, as the file has it
+  c.ret = site + 5;
+  const CodePatch rsb{site, 16, kReplacements, 16, 7 * 32 + 19, false, false};
+  const CallSiteFinding g = check_patched(c, stuffing, {rsb});
+  BOOST_TEST((g.site.kind == CallKind::Direct));
+  BOOST_TEST((g.target_address == std::optional<std::uint64_t>(site + 6)));
+}
+
+BOOST_AUTO_TEST_CASE(the_files_own_call_is_read_before_any_patch) {
+  const Built b = function_with({0xff, 0xd6});  // call rsi, as the file has it
+  const std::uint64_t site = kBase + kPrologue.size();
+  const CodePatch patch{site, 2, kReplacements, 2, 0, false, false};
+  const CallSiteFinding f = check_patched(b, {0x0f, 0x0b}, {patch});  // ud2 in the replacement
+  BOOST_TEST((f.site.kind == CallKind::Indirect));
+  BOOST_TEST(f.note.find("ALTERNATIVE") == std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_live_frame_after_a_padded_original_is_no_corruption_evidence) {
