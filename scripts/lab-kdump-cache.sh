@@ -60,13 +60,18 @@ else
   log "no kernel under $lab (neither kpkg/ nor out/kernel/): no lab"
   exit 0
 fi
+# The guest CPU: the lab's own. A 5-level-paging lab (lab-src-cache.sh 6.18-la57, whose folder
+# its version names) runs where the CPU has LA57, so that its kernel, the capture kernel and
+# makedumpfile all use 5-level page tables; every other lab's QEMU driver turns LA57 off.
+cpu=max,la57=off
+case $(basename "$(cd "$lab" && pwd)") in *-la57-*) cpu=max ;; esac
 for f in "$vmlinux" "$labcrash" ${modules:+"$modules/drivers/block/virtio_blk.ko"}; do
   [ -f "$f" ] || { log "$f missing: no lab"; exit 0; }
 done
 inputs=("$0" "$bzimage" "$root/scripts/kdump-lab/first-init.sh" "$root/scripts/kdump-lab/capture-init.sh"
         "$root/scripts/kdump-lab/guest-mounts.sh"
         "$shared/lab/module/labcrash.c")
-key=$( (cat "${inputs[@]}"; echo "$kver $transport"; dpkg-query -W -f '${Version}\n' makedumpfile kexec-tools) | sha256sum | cut -c1-12)
+key=$( (cat "${inputs[@]}"; echo "$kver $transport $cpu"; dpkg-query -W -f '${Version}\n' makedumpfile kexec-tools) | sha256sum | cut -c1-12)
 dir="$cache/kdump-$kver-$key"
 if [ -f "$dir/done" ]; then
   log "cached: $dir"
@@ -151,7 +156,7 @@ for s in "${scenarios[@]}"; do
   log "scenario $name"
   # TCG: KVM does not work on these machines (../shared/lab/README.md). -no-reboot: a kernel that
   # panics without kdump (panic=1) ends the run instead of booting again.
-  timeout "${LAB_SCENARIO_TIMEOUT:-420}" qemu-system-x86_64 -machine pc -accel tcg,thread=multi -cpu max,la57=off \
+  timeout "${LAB_SCENARIO_TIMEOUT:-420}" qemu-system-x86_64 -machine pc -accel tcg,thread=multi -cpu "$cpu" \
     -smp 2 -m 768M -display none -vga none -no-reboot -serial "file:$console" "${outputs[@]}" -monitor none \
     -kernel "$bzimage" -initrd "$work/first.cpio.gz" \
     -append "console=ttyS0,115200 sysrq_always_enabled panic=1 crashkernel=192M lab=$name kdump_to=$transport $extra" \
