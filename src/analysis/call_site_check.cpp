@@ -75,6 +75,12 @@ CallSiteFinding CallSiteChecker::decode_call(std::uint64_t ret, const std::optio
   // ALTERNATIVE whose original holds the byte before the return address.
   for (const CodePatch& p : code_.patches_holding(ret - 1))
     if (auto patched = patched_call(p, ret)) return *patched;
+  if (file.after_padded_original && code_.patches_known(ret - 1)) {
+    // The table was read and no replacement writes a call ending here: the NOPs are padding
+    // of another kind (a loop's alignment), and the file's bytes are the code that ran.
+    file.after_padded_original = false;
+    file.note += "; no alternative writes a call here";
+  }
   return file;
 }
 
@@ -209,8 +215,9 @@ CallSiteFinding CallSiteChecker::decode_file_call(std::uint64_t ret, const std::
           // The other way round: the file's original is the shorter instruction and the
           // replacement, written over it and its NOPs at boot, a call (copy_user_generic's
           // ALTERNATIVE("rep movsb", "call rep_movs_alternative", ALT_NOT(X86_FEATURE_FSRM)) on a
-          // CPU without FSRM). Which one runs is in .altinstructions, which is not read: the file
-          // has no call here, and the finding says that memory may have one.
+          // CPU without FSRM). The file has no call here, and the finding says that memory may
+          // have one: decode_call then asks the alternatives table (CodeSource::patches_holding),
+          // and this stands where no table answers (a module's code, a vmlinux without one).
           if (!call.call && !call.nop && len - call.start >= kCallRel32Length &&
               len - call.start <= kMaxAlternativePadding)
             out.after_padded_original = true;

@@ -74,6 +74,12 @@ std::vector<CodePatch> DumpCodeSource::patches_holding(std::uint64_t a) {
   return patches;
 }
 
+bool DumpCodeSource::patches_known(std::uint64_t a) {
+  if (symbols_.module_at(a)) return false;
+  const std::uint64_t link = a - static_cast<std::uint64_t>(symbols_.kaslr());
+  return info_.holds_kernel_address(link) && info_.alternatives().size() > 0;
+}
+
 std::optional<Symbol> DumpCodeSource::symbol_at(std::uint64_t a) {
   if (symbols_.module_at(a)) return symbols_.kallsyms_at(a);
   auto s = info_.symbol_at(a - static_cast<std::uint64_t>(symbols_.kaslr()));

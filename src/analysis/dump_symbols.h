@@ -52,6 +52,7 @@ class DumpCodeSource final : public CodeSource {
   // vmlinux's code comes from its file (read_code): the patches of its alternatives table, moved
   // by the KASLR offset. A module's code comes from memory, patched already.
   std::vector<CodePatch> patches_holding(std::uint64_t address) override;
+  bool patches_known(std::uint64_t address) override;
 
  private:
   MemorySource& memory_;

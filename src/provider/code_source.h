@@ -39,6 +39,9 @@ class CodeSource {
   // The patches whose original bytes hold `address`. None where the code read is already the
   // code that ran (a dump's memory) or no table was read.
   virtual std::vector<CodePatch> patches_holding(std::uint64_t /*address*/) { return {}; }
+  // Whether patches_holding answers for the code at `address` from a table that was read: then a
+  // place it names no patch for is not rewritten at boot by an alternative.
+  virtual bool patches_known(std::uint64_t /*address*/) { return false; }
 };
 
 }  // namespace btaudit
