@@ -16,7 +16,11 @@ through a NULL pointer on the 4.19 lab's kernel (an oops) and calls panic() on t
 traces is crosscheck_check.py's. The other CPUs, stopped by kdump's NMI (crash_nmi_callback()
 saved what the NMI interrupted), start on their NMI stack: crash_nmi_callback's frame (trust
 nmi_stop_handler), reliable frames up to the NMI's pt_regs, whose RIP is the crash site, and the
-way back to the interrupted stack. Exit 77 when there is no dump.
+way back to the interrupted stack. A kernel built with the guess unwinder (the dump's unwinder
+"guess") vouches for no word: there no frame may be called reliable, a stopped CPU's walk starts
+at the registers the NMI interrupted (nothing leads from crash_nmi_callback's frame to them), and
+the panicking CPU's scan holds panic() or vpanic() as a plausible caller. Exit 77 when there is
+no dump.
 """
 import json, os, subprocess, sys
 
@@ -56,8 +60,23 @@ for name in names:
         for f in c.get('frames', []):
             if f.get('trust') == 'machine_code' and f.get('verdict') != 'reliable':
                 fail(name, f"CPU {c['cpu']}: a machine_code frame judged {f.get('verdict')}")
+    guess = doc.get('dump', {}).get('unwinder') == 'guess'
+    if guess:
+        for c in cpus:
+            claimed = [f.get('function') for f in c.get('frames', []) if f.get('verdict') == 'reliable']
+            if claimed:
+                fail(name, f"CPU {c['cpu']}: the guess unwinder vouches for no word, and {claimed[:3]} were called reliable")
     for c in cpus:
         if 'NMI interrupted' not in c.get('registers_from', ''):
+            continue
+        if guess:
+            started = any('walk starts at the registers the NMI interrupted' in p for p in c.get('problems', []))
+            site = (c.get('crash_site') or {}).get('function')
+            if not started or not site:
+                fail(name, f"CPU {c['cpu']} (stopped by the NMI, guess unwinder): the walk should start at the "
+                           f"interrupted registers and say so; crash site {site!r}, {c.get('problems')}")
+            else:
+                print(f"{name}: CPU {c['cpu']} stopped by the NMI, walked from the interrupted {site}")
             continue
         frames = c.get('frames', [])
         first = frames[0] if frames else {}
@@ -92,6 +111,11 @@ for name in names:
         ok = site == faulted
         if not ok:
             fail(name, f'the oops capture starts at {site!r}, not the faulting {faulted!r} of the report')
+    elif guess:
+        callers = [f.get('function') for f in crashing.get('frames', [])[:6] if f.get('verdict') == 'plausible']
+        ok = site == '__crash_kexec' and bool({'panic', 'vpanic'} & set(callers))
+        if not ok:
+            fail(name, f"starts at {site!r}, plausible callers {callers}: __crash_kexec, then panic or vpanic expected")
     else:
         first = reliable[0] if reliable else {}
         # panic() itself, or vpanic() where panic() calls it (kernel/panic.c; 6.18, not 6.14).
