@@ -76,32 +76,19 @@ void judge_walk(StackWalk& walk, KernelDebugInfo& info, DumpSymbols& symbols, Du
   const auto shift = static_cast<std::uint64_t>(symbols.kaslr());
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
   std::vector<std::optional<Located>> where(walk.frames.size());
-  std::size_t above = kNone;  // nearest earlier frame on this stack that is not stale
-  // The frames a call before this one may have led to: those not stale since the nearest one the
-  // walk is sure of (a reliable frame, or the RIP of registers: where a CPU or an exception
-  // stopped), that one included, nearest first. A plausible word between may be a stale one, so
-  // the call's callee may be any of them (the guess unwinder's walks are all plausible words).
-  constexpr std::size_t kMaxCallees = 8;
-  std::vector<std::size_t> callees;
-  const auto same_place = [&](std::size_t a, const StackFrame& f) {
-    return walk.frames[a].stack == f.stack && walk.frames[a].exception == f.exception;
-  };
+  // The frame a call before this one should lead to: the nearest earlier frame on this stack not
+  // judged stale, or the RIP of the registers the stack's walk (or an exception) started from,
+  // where the CPU stopped. A word whose call cannot lead there is not that frame's caller.
+  std::size_t above = kNone;
   for (std::size_t i = 0; i < walk.frames.size(); ++i) {
     StackFrame& f = walk.frames[i];
-    if (!callees.empty() && !same_place(callees.front(), f)) callees.clear();
+    if (above != kNone && (walk.frames[above].stack != f.stack || walk.frames[above].exception != f.exception))
+      above = kNone;
+    where[i] = locate(f, symbols);
     if (f.from_regs) {  // a RIP of registers: not a trace entry, and no call before it
-      where[i] = locate(f, symbols);
-      callees.assign(1, i);
+      above = where[i] ? i : kNone;
       continue;
     }
-    if (above != kNone && !same_place(above, f)) above = kNone;
-    const auto keep = [&](bool sure) {
-      above = i;
-      if (sure) callees.clear();
-      callees.insert(callees.begin(), i);
-      if (callees.size() > kMaxCallees) callees.pop_back();
-    };
-    where[i] = locate(f, symbols);
     if (!where[i]) continue;
     const Located& at = *where[i];
     FrameDebugInfo d;
@@ -113,7 +100,7 @@ void judge_walk(StackWalk& walk, KernelDebugInfo& info, DumpSymbols& symbols, Du
       f.debug->note =
           "not checked: the time budget ran out; the dump rules' reason: " + std::string(reason_code(f.reason));
       f.reason = Reason::UncheckedBudget;
-      if (f.verdict != Verdict::Stale) keep(f.reliable());
+      if (f.verdict != Verdict::Stale) above = i;
       continue;
     }
     CallSiteChecker& checker = at.in_module ? dump_checker : file_checker;
@@ -122,42 +109,26 @@ void judge_walk(StackWalk& walk, KernelDebugInfo& info, DumpSymbols& symbols, Du
     if (finding.decided) f.debug->call_site = finding.site;
     if (!finding.decided) {
       f.debug->note = finding.note;
-      if (f.verdict != Verdict::Stale) keep(f.reliable());
+      if (f.verdict != Verdict::Stale) above = i;
       continue;
     }
     Reach reach = Reach::Unknown;
-    const std::size_t nearest = callees.empty() ? kNone : callees.front();
-    if (finding.site.kind == CallKind::Direct && nearest != kNone) {
-      // vmlinux frames: as for printed traces, the target by name in vmlinux's layout.
-      std::optional<Symbol> tsym;
-      if (!at.in_module && finding.site.target)
-        tsym = info.function(finding.site.target->substr(0, finding.site.target->find('+')), "");
-      bool unknown = false;
-      reach = Reach::No;
-      for (const std::size_t c : callees) {
-        const StackFrame& up = walk.frames[c];
-        Reach r = Reach::Unknown;
-        if (where[c] && !(up.function && is_entry_code(*up.function))) {
-          const std::uint64_t callee_runtime = where[c]->runtime_start;
-          if (at.in_module) {
-            if (finding.target_address) r = checker.reaches(*finding.target_address, callee_runtime);
-          } else if (tsym) {
-            r = checker.reaches(tsym->address, callee_runtime - shift);
-          }
-        }
-        if (r == Reach::Yes) {
-          reach = Reach::Yes;
-          break;
-        }
-        unknown |= r == Reach::Unknown;
+    const StackFrame* up = above != kNone ? &walk.frames[above] : nullptr;
+    if (finding.site.kind == CallKind::Direct && up && where[above] &&
+        !(up->function && is_entry_code(*up->function))) {
+      const std::uint64_t callee_runtime = where[above]->runtime_start;
+      if (at.in_module) {
+        if (finding.target_address) reach = checker.reaches(*finding.target_address, callee_runtime);
+      } else if (finding.site.target) {
+        // vmlinux frames: as for printed traces, the target by name in vmlinux's layout.
+        auto tsym = info.function(finding.site.target->substr(0, finding.site.target->find('+')), "");
+        if (tsym) reach = checker.reaches(tsym->address, callee_runtime - shift);
       }
-      if (reach == Reach::No && unknown) reach = Reach::Unknown;
     }
     const bool asm_frame = f.function && (is_chain_terminal(*f.function) || is_entry_code(*f.function));
-    const CallSiteEvidence evidence{finding, reach,
-                                    nearest != kNone && where[nearest] ? where[nearest]->function.name : std::string(),
+    const CallSiteEvidence evidence{finding, reach, up && where[above] ? where[above]->function.name : std::string(),
                                     f.function && f.size != 0 && f.offset == f.size};
-    if (apply_call_site_evidence(f.reliable(), asm_frame, f.verdict, f.reason, *f.debug, evidence)) keep(f.reliable());
+    if (apply_call_site_evidence(f.reliable(), asm_frame, f.verdict, f.reason, *f.debug, evidence)) above = i;
   }
   if (auto t = deadline.truncation()) walk.truncated.push_back(std::move(*t));
 }
