@@ -46,6 +46,14 @@ bool is_return_thunk(const std::string& n) {
 }
 }  // namespace
 
+std::string describe_patch(const CodePatch& p) {
+  char where[96];
+  std::snprintf(where, sizeof where, "the ALTERNATIVE at 0x%llx (CPU feature %u:%u%s)",
+                static_cast<unsigned long long>(p.address), p.feature / 32U, p.feature % 32U,
+                p.when_absent ? " absent" : "");
+  return where;
+}
+
 CallSiteFinding CallSiteChecker::find_call(std::uint64_t ret, const std::optional<Symbol>& function) {
   const auto key = std::make_pair(ret, function ? function->address : ~std::uint64_t{0});
   if (auto it = calls_.find(key); it != calls_.end()) return it->second;
@@ -73,8 +81,7 @@ CallSiteFinding CallSiteChecker::decode_call(std::uint64_t ret, const std::optio
   if (file.decided && file.site.kind != CallKind::None) return file;
   // No call in the file's bytes: the code that ran may have one, written at boot by an
   // ALTERNATIVE whose original holds the byte before the return address.
-  for (const CodePatch& p : code_.patches_holding(ret - 1))
-    if (auto patched = patched_call(p, ret)) return *patched;
+  if (auto patched = patched_calls(ret); !patched.empty()) return std::move(patched.front());
   if (file.after_padded_original && code_.patches_known(ret - 1)) {
     // The table was read and no replacement writes a call ending here: the NOPs are padding
     // of another kind (a loop's alignment), and the file's bytes are the code that ran.
@@ -82,6 +89,13 @@ CallSiteFinding CallSiteChecker::decode_call(std::uint64_t ret, const std::optio
     file.note += "; no alternative writes a call here";
   }
   return file;
+}
+
+std::vector<CallSiteFinding> CallSiteChecker::patched_calls(std::uint64_t ret) {
+  std::vector<CallSiteFinding> out;
+  for (const CodePatch& p : code_.patches_holding(ret - 1))
+    if (auto patched = patched_call(p, ret)) out.push_back(std::move(*patched));
+  return out;
 }
 
 std::optional<CallSiteFinding> CallSiteChecker::patched_call(const CodePatch& p, std::uint64_t ret) {
@@ -104,10 +118,7 @@ std::optional<CallSiteFinding> CallSiteChecker::patched_call(const CodePatch& p,
     const std::uint64_t start = pos - d->length;
     out.site.address = p.address + start;
     out.site.insn = decoder_.format(std::span(bytes).subspan(start, got - start), p.replacement + start);
-    char where[96];
-    std::snprintf(where, sizeof where, "the ALTERNATIVE at 0x%llx (CPU feature %u:%u%s)",
-                  static_cast<unsigned long long>(p.address), p.feature / 32U, p.feature % 32U,
-                  p.when_absent ? " absent" : "");
+    const std::string where = describe_patch(p);
     out.site.patched_by = where;
     out.note =
         std::string("call written at boot by ") + where + ": the file holds the original, .altinstructions the call";

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "disasm/x86_decoder.h"
 #include "model/debug_info.h"
@@ -35,6 +36,9 @@ class CallSiteMemo {
 // answer can cost a tenth of a second (x64_sys_call's switch of tail calls, a
 // symbol lookup each), and a batch of reports of one kernel asks the same
 // questions report after report.
+// "the ALTERNATIVE at 0x... (CPU feature 9:4 absent)": how a call site names the patch that wrote it.
+std::string describe_patch(const CodePatch& patch);
+
 class CallSiteChecker {
  public:
   explicit CallSiteChecker(CodeSource& code, CallSiteMemo* memo = nullptr) : code_(code), memo_(memo) {}
@@ -46,6 +50,10 @@ class CallSiteChecker {
   // Whether a direct call to `target` can reach the function starting at `callee`
   // (the frame above), following tail calls up to a small depth.
   Reach reaches(std::uint64_t target, std::uint64_t callee);
+
+  // The calls ending at `return_address` that the code's boot-time patches would write, one per
+  // patch that writes one (an ALTERNATIVE_2 site has two), in the table's order.
+  std::vector<CallSiteFinding> patched_calls(std::uint64_t return_address);
 
  private:
   CallSiteFinding decode_call(std::uint64_t return_address, const std::optional<Symbol>& function);

@@ -1,5 +1,8 @@
 #include "analysis/walk_verdicts.h"
 
+#include <algorithm>
+#include <array>
+
 #include "analysis/call_site_verdict.h"
 #include "analysis/frame_roles.h"
 #include "debuginfo/debuginfo_code_source.h"
@@ -20,13 +23,14 @@ Verdict verdict_of(Reason r) {
   }
 }
 
-// Where a frame's code is for the call-site checker: vmlinux frames in the
-// debuginfo's layout (link addresses), module frames at runtime addresses.
+// Where a frame's code is. The call-site checker reads it at runtime addresses, from the dump's
+// memory (the code as patched at boot for the CPU that ran it); vmlinux frames are also
+// described in the debuginfo's layout (link addresses), as the output prints them.
 struct Located {
   bool in_module = false;
-  std::uint64_t address = 0;  // the return address
-  Symbol function;            // the symbol holding address - 1, same address space
-  std::uint64_t runtime_start = 0;
+  std::uint64_t address = 0;       // the return address, at runtime
+  Symbol function;                 // the symbol holding address - 1, at runtime
+  std::uint64_t link_address = 0;  // vmlinux frames: address less the KASLR offset (else address)
 };
 
 std::optional<Located> locate(const StackFrame& f, DumpSymbols& symbols) {
@@ -34,15 +38,73 @@ std::optional<Located> locate(const StackFrame& f, DumpSymbols& symbols) {
   if (!printed) return std::nullopt;
   Located l;
   l.in_module = !printed->symbol.module.empty();
-  l.runtime_start = printed->symbol.address;
   l.function = printed->symbol;
   l.address = f.pc;
-  if (!l.in_module) {
-    const auto shift = static_cast<std::uint64_t>(symbols.kaslr());
-    l.address -= shift;
-    l.function.address -= shift;
-  }
+  l.link_address = l.in_module ? f.pc : f.pc - static_cast<std::uint64_t>(symbols.kaslr());
   return l;
+}
+
+// What rewrote a vmlinux call site at boot, from what vmlinux's file holds there: an
+// alternative of its table, else the patching the file's instruction is made for.
+std::string rewritten_by(KernelDebugInfo& info, std::uint64_t link_at, const CallSiteFinding& in_file) {
+  if (auto patches = info.code_patches(link_at); !patches.empty()) return describe_patch(patches.front());
+  if (!in_file.decided || in_file.site.kind == CallKind::None)
+    return "boot-time patching (no call ends there in the file)";
+  const std::string& insn = in_file.site.insn;
+  const char* what = "boot-time patching";
+  if (insn.starts_with("call ["))
+    what = "paravirt patching";  // "call *pv_ops+N(%rip)", made direct or inline at boot
+  else if (in_file.site.target && in_file.site.target->starts_with("__SCT__"))
+    what = "static_call patching";
+  else if (in_file.site.target && in_file.site.target->starts_with("__x86_indirect_thunk_"))
+    what = "retpoline patching";
+  return std::string(what) + " (the file holds \"" + insn + "\")";
+}
+
+// A vmlinux call site read in the dump's text, told in the file's terms. Where the bytes of the
+// call are the file's, the file's finding is the answer (its addresses and operands in the
+// debuginfo's layout). Where the file's alternatives table gave the same call, the table's
+// finding names the ALTERNATIVE the boot chose. Elsewhere the boot rewrote the site (a
+// paravirt call made direct, a retpoline thunk for "call *%rax", the copy routine this CPU's
+// features chose): the dump's call stands, its address moved to the file's layout.
+void tell_against_file(CallSiteFinding& found, std::uint64_t ret, std::uint64_t shift, KernelDebugInfo& info,
+                       CodeSource& dump, CodeSource& file, CallSiteChecker& file_checker, const Symbol& link_function) {
+  if (!found.decided) return;
+  CallSiteFinding in_file = file_checker.find_call(ret - shift, link_function);
+  const bool file_call = in_file.decided && in_file.site.kind != CallKind::None;
+  if (found.site.kind == CallKind::None && in_file.decided && !file_call) {
+    found = std::move(in_file);  // no call in either: the file's words for it
+    found.site.read_in_dump = true;
+    return;
+  }
+  if (found.site.address) *found.site.address -= shift;
+  if (found.target_address) *found.target_address -= shift;
+  found.site.read_in_dump = true;
+  if (found.site.kind == CallKind::None) {
+    if (file_call)
+      found.note += "; vmlinux's file holds \"" + in_file.site.insn + "\" here, which the boot patched away";
+    return;
+  }
+  const std::uint64_t link_at = found.site.address.value_or(ret - shift);
+  if (file_call && in_file.site.address == link_at && !in_file.site.patched_by) {
+    std::array<std::uint8_t, 16> ran{}, linked{};
+    const std::size_t n = std::min<std::size_t>(ran.size(), ret - shift - link_at);
+    if (dump.read_code(link_at + shift, std::span(ran).first(n)) == n &&
+        file.read_code(link_at, std::span(linked).first(n)) == n && ran == linked) {
+      found = std::move(in_file);  // the file's own bytes, as the dump ran them
+      found.site.read_in_dump = true;
+      return;
+    }
+  }
+  // The alternative the boot chose, among those the table has for the site (its own words for
+  // the call: an inline retpoline's, a pv_ops direct call's).
+  for (CallSiteFinding& alt : file_checker.patched_calls(ret - shift))
+    if (alt.site.address == link_at && alt.site.insn.starts_with(found.site.insn)) {
+      found = std::move(alt);
+      found.site.read_in_dump = true;
+      return;
+    }
+  found.site.patched_by = rewritten_by(info, link_at, in_file);
 }
 
 }  // namespace
@@ -71,8 +133,8 @@ void judge_walk(StackWalk& walk, KernelDebugInfo& info, DumpSymbols& symbols, Du
     f.verdict = verdict_of(f.reason);
   }
   DebugInfoCodeSource file(info);
-  CallSiteChecker file_checker(file);
-  CallSiteChecker dump_checker(code);
+  CallSiteChecker file_checker(file);  // vmlinux's file: what the dump's text is told against
+  CallSiteChecker checker(code);
   const auto shift = static_cast<std::uint64_t>(symbols.kaslr());
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
   std::vector<std::optional<Located>> where(walk.frames.size());
@@ -92,8 +154,8 @@ void judge_walk(StackWalk& walk, KernelDebugInfo& info, DumpSymbols& symbols, Du
     if (!where[i]) continue;
     const Located& at = *where[i];
     FrameDebugInfo d;
-    d.address = at.address;
-    d.lookup_address = symbol_lookup_address(at.address, false);
+    d.address = at.link_address;
+    d.lookup_address = symbol_lookup_address(at.link_address, false);
     if (!at.in_module) info.describe_source(d.lookup_address, d);
     f.debug = std::move(d);
     if (!deadline.admit()) {
@@ -103,8 +165,20 @@ void judge_walk(StackWalk& walk, KernelDebugInfo& info, DumpSymbols& symbols, Du
       if (f.verdict != Verdict::Stale) above = i;
       continue;
     }
-    CallSiteChecker& checker = at.in_module ? dump_checker : file_checker;
-    CallSiteFinding finding = checker.find_call(at.address, at.function);
+    CallSiteFinding finding;
+    if (at.in_module) {
+      finding = checker.find_call(at.address, at.function);
+      finding.site.read_in_dump = finding.decided;  // a module's text is only in the dump
+    } else {
+      Symbol link_function = at.function;
+      link_function.address -= shift;
+      if (code.reads_dump(at.address - 1)) {
+        finding = checker.find_call(at.address, at.function);
+        tell_against_file(finding, at.address, shift, info, code, file, file_checker, link_function);
+      } else {  // text the dump lacks (init text, freed at boot; a page left out): the file's
+        finding = file_checker.find_call(at.link_address, link_function);
+      }
+    }
     // An undecided finding names no call site ("none" would say the machine code has no call).
     if (finding.decided) f.debug->call_site = finding.site;
     if (!finding.decided) {
@@ -116,13 +190,13 @@ void judge_walk(StackWalk& walk, KernelDebugInfo& info, DumpSymbols& symbols, Du
     const StackFrame* up = above != kNone ? &walk.frames[above] : nullptr;
     if (finding.site.kind == CallKind::Direct && up && where[above] &&
         !(up->function && is_entry_code(*up->function))) {
-      const std::uint64_t callee_runtime = where[above]->runtime_start;
+      const std::uint64_t callee = where[above]->function.address;
       if (at.in_module) {
-        if (finding.target_address) reach = checker.reaches(*finding.target_address, callee_runtime);
+        if (finding.target_address) reach = checker.reaches(*finding.target_address, callee);
       } else if (finding.site.target) {
-        // vmlinux frames: as for printed traces, the target by name in vmlinux's layout.
+        // vmlinux frames: as for printed traces, the target by name, moved to where it ran.
         auto tsym = info.function(finding.site.target->substr(0, finding.site.target->find('+')), "");
-        if (tsym) reach = checker.reaches(tsym->address, callee_runtime - shift);
+        if (tsym) reach = checker.reaches(tsym->address + shift, callee);
       }
     }
     const bool asm_frame = f.function && (is_chain_terminal(*f.function) || is_entry_code(*f.function));

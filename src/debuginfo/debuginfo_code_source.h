@@ -14,9 +14,7 @@ class DebugInfoCodeSource final : public CodeSource {
   std::optional<Symbol> symbol_at(std::uint64_t address) override { return info_.symbol_at(address); }
   std::optional<Symbol> relocation_target(std::uint64_t address) override { return info_.relocation_target(address); }
   std::vector<CodePatch> patches_holding(std::uint64_t address) override { return info_.code_patches(address); }
-  bool patches_known(std::uint64_t address) override {
-    return info_.holds_kernel_address(address) && info_.alternatives().size() > 0;
-  }
+  bool patches_known(std::uint64_t address) override { return info_.code_patches_known(address); }
 
  private:
   KernelDebugInfo& info_;

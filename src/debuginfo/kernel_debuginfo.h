@@ -88,6 +88,9 @@ class KernelDebugInfo {
   // The alternatives (kernel_alternatives.h) whose original holds a vmlinux address; none for a
   // module's (its table is relocatable and not read). The table is read on first use.
   std::vector<CodePatch> code_patches(std::uint64_t address);
+  // Whether code_patches answers for a vmlinux address from a table that was read: a place it
+  // names no patch for is then not rewritten at boot by an alternative.
+  bool code_patches_known(std::uint64_t address) { return in_vmlinux(address) && alternatives().size() > 0; }
   // The table code_patches answers from, and how it was read ("" until then).
   const KernelAlternatives& alternatives();
   const std::string& alternatives_source() const { return alternatives_source_; }

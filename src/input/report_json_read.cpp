@@ -52,6 +52,7 @@ FrameDebugInfo debug_of(const json& f) {
     site.insn = str(*cs, "insn");
     site.address = opt<std::uint64_t>(*cs, "address");
     site.patched_by = opt<std::string>(*cs, "patched_by");
+    site.read_in_dump = str(*cs, "code_from") == "dump";
     d.call_site = site;
   }
   d.corruption_evidence = f.value("corruption_evidence", false);

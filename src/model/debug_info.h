@@ -31,6 +31,9 @@ struct CallSite {
   // The boot-time patch that wrote the call over the file's bytes ("the ALTERNATIVE at 0x...
   // (CPU feature 9:4 absent)"), when the call is only in the patched code.
   std::optional<std::string> patched_by;
+  // Decoded from a dump's text (the code as the CPU ran it, boot-time patching applied), not
+  // from a vmlinux or module file.
+  bool read_in_dump = false;
 };
 
 // What the machine code says about one return address (analysis/call_site_check.h

@@ -65,6 +65,7 @@ void write_debug_fields(JsonWriter& w, const FrameDebugInfo& d) {
     w.field("insn", d.call_site->insn);
     w.field("address", d.call_site->address);
     if (d.call_site->patched_by) w.field("patched_by", *d.call_site->patched_by);
+    if (d.call_site->read_in_dump) w.field("code_from", std::string_view("dump"));
     w.end_object();
   }
   if (d.kallsyms) w.field("kallsyms", *d.kallsyms);

@@ -17,14 +17,11 @@ EXPECTED_TRANSITIONS = {'panic_irq': ('irq', 'task'), 'panic_warn_hardirq': ('ir
                         'panic_nmi': ('NMI', 'task'), 'stack_overflow': ('#DF', 'task'),
                         # scripts/lab-kdump-cache.sh: the capture's registers on the IRQ and NMI stacks
                         'kdump_hardirq': ('irq', 'task'), 'kdump_nmi': ('NMI', 'task')}
-from lab_args import split_vmcore_options
+from lab_args import lab_dump_names, split_vmcore_options
 from stack_path import goes, transitions_in_text
 
 (btaudit, dumps), vmcore_opts = split_vmcore_options(sys.argv)
-names = sorted(n for n in (os.listdir(dumps) if os.path.isdir(dumps) else []) if n.endswith(('.elf', '.kdump-zlib')))
-if not names:
-    print('no lab dumps found: skipped (run ../shared/lab/make-lab.sh)')
-    sys.exit(77)
+names = lab_dump_names(dumps)
 bad = printed = matched = 0
 for name in names:
     path = os.path.join(dumps, name)

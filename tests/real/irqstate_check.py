@@ -10,13 +10,10 @@ Exit 77 when there is no dump (ctest skips).
 """
 import json, os, subprocess, sys
 
-from lab_args import split_vmcore_options
+from lab_args import lab_dump_names, split_vmcore_options
 
 (btaudit, dumps), vmcore_opts = split_vmcore_options(sys.argv)
-names = sorted(n for n in (os.listdir(dumps) if os.path.isdir(dumps) else []) if n.endswith(('.elf', '.kdump-zlib')))
-if not names:
-    print('no lab dumps found: skipped (run ../shared/lab/make-lab.sh)')
-    sys.exit(77)
+names = lab_dump_names(dumps)
 bad = 0
 seen = {}
 for name in names:

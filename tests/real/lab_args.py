@@ -17,3 +17,15 @@ def split_vmcore_options(argv):
         else:
             args.append(a)
     return args, extra
+
+
+def lab_dump_names(dumps):
+    """The ELF and kdump-compressed dumps in a lab's vmcores folder, sorted; exits 77 (ctest's
+    skip) when there are none."""
+    import os
+    names = sorted(n for n in (os.listdir(dumps) if os.path.isdir(dumps) else [])
+                   if n.endswith(('.elf', '.kdump-zlib')))
+    if not names:
+        print('no lab dumps found: skipped (run ../shared/lab/make-lab.sh)')
+        sys.exit(77)
+    return names

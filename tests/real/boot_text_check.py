@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""A dump's call sites are read in the text the CPU ran, and told in vmlinux's terms.
+
+  boot_text_check.py BTAUDIT VMCORE_DIR [--vmlinux PATH]
+
+The boot rewrites vmlinux's text for the CPU it runs on (alternatives, retpolines, paravirt
+calls made direct), so a dump's call-site checks read the dump's own text. For NAME.elf and
+NAME.kdump-zlib of every scenario, from `btaudit vmcore --format json DUMP analyze`:
+  - the lab's dumps hold at least one call site read in the dump's text (code_from "dump") that
+    the boot wrote (patched_by);
+  - every vmlinux call site not so marked is the file's own bytes: a direct call is E8 rel32 at
+    call_site.address in vmlinux, ending at the return address, to the target it names
+    (read here from the ELF file and `nm`, not through btaudit);
+  - a direct call site the boot wrote is not the file's call to that target, and one written by
+    paravirt patching is an indirect call through memory in the file (FF 15 / FF 14 25);
+  - init text, freed after boot and poisoned with int3, is read from the file: no frame in
+    [_sinittext, _einittext) is read in the dump, said to follow an int3, or (reliable) to
+    follow no call;
+  - the ELF and kdump-compressed dumps of one crash give the same call sites.
+Exit 77 when there is no dump (ctest skips).
+"""
+import bisect, json, os, struct, subprocess, sys
+
+from lab_args import lab_dump_names, split_vmcore_options
+
+
+class Vmlinux:
+    """Bytes at link addresses and symbols of a vmlinux, read from its ELF section headers."""
+
+    def __init__(self, path):
+        with open(path, 'rb') as f:
+            self.data = f.read()
+        d = self.data
+        if d[:4] != b'\x7fELF' or d[4] != 2:
+            raise SystemExit(f'{path}: not a 64-bit ELF file')
+        shoff, = struct.unpack_from('<Q', d, 0x28)
+        shentsize, shnum = struct.unpack_from('<HH', d, 0x3A)
+        self.sections = []
+        for i in range(shnum):
+            _, typ, _, addr, off, size = struct.unpack_from('<IIQQQQ', d, shoff + i * shentsize)
+            if typ == 1 and addr:  # SHT_PROGBITS, allocated
+                self.sections.append((addr, off, size))
+        out = subprocess.run(['nm', '-n', path], capture_output=True, text=True, check=True).stdout
+        self.syms = []
+        for line in out.splitlines():
+            p = line.split()
+            if len(p) == 3 and p[1] in 'tTwW':
+                self.syms.append((int(p[0], 16), p[2]))
+        self.addrs = [a for a, _ in self.syms]
+        names = {n: a for a, n in self.syms}
+        self.init_text = (names.get('_sinittext'), names.get('_einittext'))
+
+    def read(self, addr, n):
+        for base, off, size in self.sections:
+            if base <= addr and addr + n <= base + size:
+                return self.data[off + addr - base:off + addr - base + n]
+        return None
+
+    def names_at(self, addr):
+        """Every name at addr (memcpy and __memcpy are one function)."""
+        i = bisect.bisect_left(self.addrs, addr)
+        out = set()
+        while i < len(self.syms) and self.syms[i][0] == addr:
+            out.add(self.syms[i][1])
+            i += 1
+        return out
+
+    def in_init_text(self, addr):
+        lo, hi = self.init_text
+        return lo is not None and hi is not None and lo <= addr < hi
+
+
+def file_direct_call(vm, at, ret):
+    """The names of the target of the file's E8 rel32 call at `at` ending at `ret` (none: no such call)."""
+    b = vm.read(at, 5)
+    if b is None or b[0] != 0xE8 or ret - at != 5:
+        return set()
+    rel, = struct.unpack('<i', b[1:])
+    return vm.names_at((ret + rel) & (2**64 - 1))
+
+
+(btaudit, dumps), vmcore_opts = split_vmcore_options(sys.argv)
+names = lab_dump_names(dumps)
+bad = 0
+patched = 0
+checked = 0
+vm = None
+seen = {}
+for name in names:
+    r = subprocess.run([btaudit, 'vmcore', *vmcore_opts, '--no-cache', '--format', 'json',
+                        os.path.join(dumps, name), 'analyze'], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f'{name}: analyze failed: {r.stderr.strip()}')
+        bad += 1
+        continue
+    doc = json.loads(r.stdout)
+    if vm is None:
+        vm = Vmlinux(doc['dump']['vmlinux'])
+    sites = []
+    for c in doc['cpus'] + doc.get('tasks', []):
+        for f in c['frames']:
+            cs = f.get('call_site')
+            if not cs or f.get('module') is not None:
+                continue
+            ret = f['debug_address']
+            where = f"{name} {f['function']}+{f['offset']:#x}"
+            sites.append((f['function'], f['offset'], cs.get('kind'), cs.get('insn'), cs.get('patched_by')))
+            patched += bool(cs.get('patched_by')) and cs.get('code_from') == 'dump'
+            if (cs.get('patched_by') or '').startswith('paravirt') and cs.get('address') is not None:
+                b = vm.read(cs['address'], 3) or b''
+                if not (b[:2] == b'\xff\x15' or b[:3] == b'\xff\x14\x25'):
+                    bad += 1
+                    print(f"{where}: said patched from a paravirt call, but the file holds {b.hex()}: {cs}")
+            if vm.in_init_text(ret):
+                if cs.get('code_from') == 'dump' or cs.get('insn') == 'int3' or \
+                        (f['verdict'] == 'reliable' and cs.get('kind') == 'none'):
+                    bad += 1
+                    print(f'{where}: init text read as freed memory: {cs}')
+                continue
+            if cs.get('kind') != 'direct' or cs.get('address') is None:
+                continue
+            checked += 1
+            target = cs.get('target')
+            in_file = file_direct_call(vm, cs['address'], ret)
+            if cs.get('patched_by'):
+                if target in in_file:
+                    bad += 1
+                    print(f"{where}: said written at boot, but the file holds that call: {cs}")
+            elif target not in in_file:
+                bad += 1
+                print(f"{where}: the file's bytes at {cs['address']:#x} are not 'call {target}': {cs}")
+    stem = os.path.splitext(name)[0]
+    if stem in seen and seen[stem] != sites:
+        bad += 1
+        print(f'{stem}: ELF and kdump-compressed dumps disagree on call sites')
+    seen[stem] = sites
+if vm is not None and patched == 0:
+    bad += 1
+    print("no call site the boot wrote was read in any dump's text")
+print(f'{len(names)} dumps, {checked} direct call sites checked against vmlinux, {patched} written at boot, '
+      f'{bad} problems')
+sys.exit(1 if bad else 0)
