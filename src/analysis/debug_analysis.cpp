@@ -6,6 +6,7 @@
 #include "analysis/call_site_check.h"
 #include "analysis/call_site_verdict.h"
 #include "analysis/frame_roles.h"
+#include "analysis/vmlinux_match.h"
 #include "debuginfo/debuginfo_code_source.h"
 #include "provider/return_address.h"
 
@@ -161,6 +162,10 @@ void apply_debuginfo(Report& r, KernelDebugInfo& info, const CheckBudget& budget
   if (auto release = info.release(); release && r.kernel && *release != *r.kernel)
     r.debug_warnings.push_back(info.vmlinux_path() + " is release " + *release + " but the report is from " +
                                *r.kernel);
+  // 5.14+ kernels with CONFIG_STACKTRACE_BUILD_ID print their build id on the CPU: line.
+  if (auto id = info.build_id(); id && r.kernel_build_id && build_ids_differ(*r.kernel_build_id, *id))
+    r.debug_warnings.push_back(info.vmlinux_path() + " is build " + *id + " but the report's kernel printed build " +
+                               *r.kernel_build_id + ": its lines and call sites are another build's");
   infer_kaslr(r, info);
   DebugInfoCodeSource code(info);
   KernelCallSiteMemo memo(info);

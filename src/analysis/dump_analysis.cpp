@@ -8,6 +8,7 @@
 #include "analysis/analyze_report.h"
 #include "analysis/crosscheck.h"
 #include "analysis/stack_words.h"
+#include "analysis/vmlinux_match.h"
 #include "analysis/walk_verdicts.h"
 #include "text/log_parser.h"
 #include "unwind/dump_walk.h"
@@ -65,6 +66,8 @@ DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreIn
   if (auto rel = a.info->release(); rel && !d.release.empty() && *rel != d.release)
     throw DumpError(facts.path + ": the dump is release " + d.release + " but " + d.vmlinux + " is " + *rel +
                     " (wrong vmlinux)");
+  if (auto problem = vmlinux_mismatch(facts, *a.info, memory))
+    throw DumpError(facts.path + ": " + *problem + " (wrong vmlinux: give the one built with this kernel)");
   a.types = std::make_unique<KernelTypes>(*a.info);
   d.kaslr = facts.kaslr;
   VmlinuxSymbols vmlinux(*a.info);
