@@ -66,12 +66,27 @@ std::string rewritten_by(KernelDebugInfo& info, std::uint64_t link_at, const Cal
 // debuginfo's layout). Where the file's alternatives table gave the same call, the table's
 // finding names the ALTERNATIVE the boot chose. Elsewhere the boot rewrote the site (a
 // paravirt call made direct, a retpoline thunk for "call *%rax", the copy routine this CPU's
-// features chose): the dump's call stands, its address moved to the file's layout.
+// features chose): the dump's call stands, its address moved to the file's layout. Bytes the
+// boot did not write are not read as code: a breakpoint (int3) where the file's call starts is a
+// kprobe's, or text_poke_bp()'s in the middle of a patch, standing for the instruction under it,
+// and bytes that decode to nothing leave the file's reading.
 void tell_against_file(CallSiteFinding& found, std::uint64_t ret, std::uint64_t shift, KernelDebugInfo& info,
                        CodeSource& dump, CodeSource& file, CallSiteChecker& file_checker, const Symbol& link_function) {
-  if (!found.decided) return;
   CallSiteFinding in_file = file_checker.find_call(ret - shift, link_function);
+  if (!found.decided) {
+    if (in_file.decided) found = std::move(in_file);
+    return;
+  }
   const bool file_call = in_file.decided && in_file.site.kind != CallKind::None;
+  if (file_call && found.site.kind == CallKind::None && in_file.site.address) {
+    constexpr std::uint8_t kInt3 = 0xCC;
+    std::array<std::uint8_t, 1> first{};
+    if (dump.read_code(*in_file.site.address + shift, first) == 1 && first[0] == kInt3) {
+      found = std::move(in_file);
+      found.note += "; the dump's text holds a breakpoint (int3) where this call starts: a kprobe's";
+      return;
+    }
+  }
   if (found.site.kind == CallKind::None && in_file.decided && !file_call) {
     found = std::move(in_file);  // no call in either: the file's words for it
     found.site.read_in_dump = true;

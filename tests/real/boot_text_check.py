@@ -16,10 +16,13 @@ NAME.kdump-zlib of every scenario, from `btaudit vmcore --format json DUMP analy
   - init text, freed after boot and poisoned with int3, is read from the file: no frame in
     [_sinittext, _einittext) is read in the dump, said to follow an int3, or (reliable) to
     follow no call;
-  - the ELF and kdump-compressed dumps of one crash give the same call sites.
+  - the ELF and kdump-compressed dumps of one crash give the same call sites;
+  - a breakpoint planted where a reliable frame's call starts (a copy of one ELF dump with int3
+    written over the call's first byte, as a kprobe there would leave it) does not make the
+    frame's return address follow no call: its call site is still the file's call.
 Exit 77 when there is no dump (ctest skips).
 """
-import bisect, json, os, struct, subprocess, sys
+import bisect, json, os, shutil, struct, subprocess, sys, tempfile
 
 from lab_args import lab_dump_names, split_vmcore_options
 
@@ -79,12 +82,86 @@ def file_direct_call(vm, at, ret):
     return vm.names_at((ret + rel) & (2**64 - 1))
 
 
+START_KERNEL_MAP = 0xffffffff80000000  # arch/x86/include/asm/page_64_types.h __START_KERNEL_map
+
+
+def elf_dump_layout(path):
+    """(PT_LOAD segments as (paddr, offset, filesz), VMCOREINFO as a dict) of an ELF dump."""
+    with open(path, 'rb') as f:
+        head = f.read(64)
+        phoff, = struct.unpack_from('<Q', head, 0x20)
+        phentsize, phnum = struct.unpack_from('<HH', head, 0x36)
+        f.seek(phoff)
+        table = f.read(phentsize * phnum)
+        loads, info = [], {}
+        for i in range(phnum):
+            typ, _, off, _, paddr, filesz = struct.unpack_from('<IIQQQQ', table, i * phentsize)
+            if typ == 1:
+                loads.append((paddr, off, filesz))
+            elif typ == 4:  # PT_NOTE: find VMCOREINFO's text
+                f.seek(off)
+                notes = f.read(min(filesz, 1 << 20))
+                at = notes.find(b'OSRELEASE=')
+                if at >= 0:
+                    for line in notes[at:].split(b'\0')[0].decode(errors='replace').splitlines():
+                        k, _, v = line.partition('=')
+                        info[k] = v
+    return loads, info
+
+
+def plant_breakpoint(btaudit, dump, vmcore_opts, doc):
+    """Writes int3 over a reliable vmlinux frame's call in a copy of `dump` and checks that the
+    frame still follows that call. Returns the number of problems."""
+    loads, info = elf_dump_layout(dump)
+    if 'NUMBER(phys_base)' not in info:
+        print(f'{os.path.basename(dump)}: VMCOREINFO has no phys_base: breakpoint variant skipped')
+        return 0
+    phys_base = int(info['NUMBER(phys_base)'])
+    kaslr = int(info.get('KERNELOFFSET', '0'), 16)
+    for c in doc['cpus']:
+        for f in c['frames']:
+            cs = f.get('call_site') or {}
+            if not (f['verdict'] == 'reliable' and f.get('module') is None and cs.get('kind') == 'direct'
+                    and cs.get('code_from') == 'dump' and not cs.get('patched_by') and cs.get('address')):
+                continue
+            phys = (cs['address'] + kaslr - START_KERNEL_MAP + phys_base) & (2**64 - 1)
+            where = [off + phys - pa for pa, off, size in loads if pa <= phys < pa + size]
+            if not where:
+                continue
+            with tempfile.TemporaryDirectory(prefix='btaudit-kprobe-') as tmp:
+                copy = os.path.join(tmp, os.path.basename(dump))
+                shutil.copyfile(dump, copy)
+                with open(copy, 'r+b') as out:
+                    out.seek(where[0])
+                    if out.read(1) != b'\xe8':
+                        print(f"{f['function']}+{f['offset']:#x}: the dump holds no E8 at its call site's place "
+                              f"(physical {phys:#x}): the address translation is wrong")
+                        return 1
+                    out.seek(where[0])
+                    out.write(b'\xcc')
+                r = subprocess.run([btaudit, 'vmcore', *vmcore_opts, '--no-cache', '--format', 'json', copy, 'analyze'],
+                                   capture_output=True, text=True)
+            after = json.loads(r.stdout) if r.returncode == 0 else {'cpus': []}
+            same = [g for d in after['cpus'] if d['cpu'] == c['cpu'] for g in d['frames']
+                    if g.get('slot') == f.get('slot') and g['function'] == f['function']]
+            got = same[0].get('call_site') if same else None
+            label = f"{os.path.basename(dump)} cpu {c['cpu']} {f['function']}+{f['offset']:#x}"
+            if not same or same[0]['verdict'] != 'reliable' or not got or got.get('insn') != cs['insn']:
+                print(f'{label}: with int3 over its call: {got} ({same[0]["verdict"] if same else "gone"})')
+                return 1
+            print(f'{label}: with int3 over its call, still follows "{got["insn"]}"')
+            return 0
+    print(f'{os.path.basename(dump)}: no reliable frame with a direct call in the dump\'s text: variant skipped')
+    return 0
+
+
 (btaudit, dumps), vmcore_opts = split_vmcore_options(sys.argv)
 names = lab_dump_names(dumps)
 bad = 0
 patched = 0
 checked = 0
 vm = None
+planted = False  # the breakpoint variant, on the first ELF dump
 seen = {}
 for name in names:
     r = subprocess.run([btaudit, 'vmcore', *vmcore_opts, '--no-cache', '--format', 'json',
@@ -96,6 +173,9 @@ for name in names:
     doc = json.loads(r.stdout)
     if vm is None:
         vm = Vmlinux(doc['dump']['vmlinux'])
+    if name.endswith('.elf') and not planted:
+        planted = True
+        bad += plant_breakpoint(btaudit, os.path.join(dumps, name), vmcore_opts, doc)
     sites = []
     for c in doc['cpus'] + doc.get('tasks', []):
         for f in c['frames']:
