@@ -126,6 +126,13 @@ std::optional<CallSiteFinding> CallSiteChecker::patched_call(const CodePatch& p,
       out.site.kind = CallKind::Indirect;  // a pv_ops call's target is what its pointer held at boot
       return out;
     }
+    // A module's replacement is unrelocated: its call's relocation names the target.
+    if (auto reloc = code_.relocation_target(p.replacement + start + d->rel_offset)) {
+      out.site.kind = is_indirect_trampoline(reloc->name) ? CallKind::Indirect : CallKind::Direct;
+      out.site.target = reloc->name;
+      out.site.insn = "call " + reloc->name;
+      return out;
+    }
     std::uint64_t target = *d->target;
     if (target >= p.replacement && target - p.replacement < p.replacement_length) {
       // A call into the block itself. An inline retpoline (4.x's RETPOLINE_CALL) calls a label

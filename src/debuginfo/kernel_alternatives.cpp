@@ -90,6 +90,26 @@ KernelAlternatives::KernelAlternatives(std::span<const std::uint8_t> table, std:
                    [](const CodePatch& a, const CodePatch& b) { return a.address < b.address; });
 }
 
+KernelAlternatives decode_alternatives(std::span<const std::uint8_t> table, std::uint64_t table_address,
+                                       const std::optional<AltInstrLayout>& dwarf, std::uint64_t text_start,
+                                       std::uint64_t text_end, std::string& source) {
+  if (dwarf) {
+    source = "struct alt_instr from DWARF (" + std::to_string(dwarf->size) + " bytes)";
+    return KernelAlternatives(table, table_address, *dwarf, text_start, text_end);
+  }
+  KernelAlternatives best;
+  for (const AltInstrLayout& l : known_alt_instr_layouts()) {
+    if (table.size() % l.size != 0) continue;
+    KernelAlternatives candidate(table, table_address, l, text_start, text_end);
+    if (candidate.size() > 0 && (best.size() == 0 || candidate.skipped() < best.skipped())) {
+      best = std::move(candidate);
+      source = "struct alt_instr of " + std::to_string(l.size) + " bytes (no DWARF type)";
+    }
+  }
+  if (best.size() == 0) source = "none: no known struct alt_instr layout fits the table";
+  return best;
+}
+
 std::vector<CodePatch> KernelAlternatives::holding(std::uint64_t address) const {
   std::vector<CodePatch> out;
   // Patches start at most longest_ bytes before the address.

@@ -5,6 +5,7 @@
 // "call rep_movs_alternative"), the call is in the replacement only.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -30,6 +31,15 @@ std::optional<AltInstrLayout> alt_instr_layout(TypeProvider& types);
 // 13 bytes on 4.19 (u16 cpuid, u8 instrlen, replacementlen, padlen), 12 on 5.10 and 6.1 (no padlen),
 // 14 on 6.14 and 6.18 (u32 ft_flags: cpuid in its low half, flags in its high half).
 std::vector<AltInstrLayout> known_alt_instr_layouts();
+
+class KernelAlternatives;
+
+// A table decoded with the kernel's layout: `dwarf`'s when the DWARF has struct alt_instr, else
+// the known layout whose size divides the table and that skips fewest entries. `source` says which
+// ("struct alt_instr from DWARF (14 bytes)"), or why none ("none: ...").
+KernelAlternatives decode_alternatives(std::span<const std::uint8_t> table, std::uint64_t table_address,
+                                       const std::optional<AltInstrLayout>& dwarf, std::uint64_t text_start,
+                                       std::uint64_t text_end, std::string& source);
 
 class KernelAlternatives {
  public:

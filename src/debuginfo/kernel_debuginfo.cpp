@@ -580,28 +580,57 @@ const KernelAlternatives& KernelDebugInfo::alternatives() {
     alternatives_source_ = "none: the bytes of .altinstructions are not in vmlinux";
     return *alternatives_;
   }
-  KernelTypes types(*this);
-  if (auto layout = alt_instr_layout(types)) {
-    *alternatives_ = KernelAlternatives(table, start->address, *layout, kernel_start_, kernel_end_);
-    alternatives_source_ = "struct alt_instr from DWARF (" + std::to_string(layout->size) + " bytes)";
-    return *alternatives_;
-  }
-  // No type: the known layouts whose size divides the table, the one that skips fewest entries.
-  for (const AltInstrLayout& l : known_alt_instr_layouts()) {
-    if (table.size() % l.size != 0) continue;
-    KernelAlternatives candidate(table, start->address, l, kernel_start_, kernel_end_);
-    if (candidate.size() > 0 && (alternatives_->size() == 0 || candidate.skipped() < alternatives_->skipped())) {
-      *alternatives_ = std::move(candidate);
-      alternatives_source_ = "struct alt_instr of " + std::to_string(l.size) + " bytes (no DWARF type)";
-    }
-  }
-  if (alternatives_->size() == 0) alternatives_source_ = "none: no known struct alt_instr layout fits the table";
+  *alternatives_ = decode_alternatives(table, start->address, kernel_alt_instr_layout(), kernel_start_, kernel_end_,
+                                       alternatives_source_);
   return *alternatives_;
 }
 
+const std::optional<AltInstrLayout>& KernelDebugInfo::kernel_alt_instr_layout() {
+  if (!alt_instr_layout_read_) {
+    alt_instr_layout_read_ = true;
+    KernelTypes types(*this);
+    kernel_alt_layout_ = alt_instr_layout(types);
+  }
+  return kernel_alt_layout_;
+}
+
+const ModuleAlternatives& KernelDebugInfo::module_alternatives(std::string_view module) {
+  Dwfl_Module* mod = module.empty() ? nullptr : module_for(module);
+  return mod ? module_alternatives(mod) : not_loaded_alternatives_;
+}
+
+const ModuleAlternatives& KernelDebugInfo::module_alternatives(Dwfl_Module* mod) {
+  auto& slot = module_alternatives_[mod];
+  if (slot) return *slot;
+  slot = std::make_unique<ModuleAlternatives>();
+  Dwarf_Addr bias = 0;
+  Elf* elf = dwfl_module_getelf(mod, &bias);
+  Dwarf_Addr low = 0, high = 0;
+  if (!elf || !dwfl_module_info(mod, nullptr, &low, &high, nullptr, nullptr, nullptr, nullptr)) {
+    slot->source = "none: libdwfl gives no ELF or range for the module";
+    return *slot;
+  }
+  *slot = read_module_alternatives(elf, bias, kernel_alt_instr_layout(), low, high);
+  return *slot;
+}
+
 std::vector<CodePatch> KernelDebugInfo::code_patches(std::uint64_t address) {
-  if (!in_vmlinux(address)) return {};
-  return alternatives().holding(address);
+  if (in_vmlinux(address)) return alternatives().holding(address);
+  if (modules_.empty()) return {};
+  ensure_dwfl();
+  Dwfl_Module* mod = module_at(address);
+  if (!mod || mod == kernel_) return {};
+  return module_alternatives(mod).table.holding(address);
+}
+
+bool KernelDebugInfo::code_patches_known(std::uint64_t address) {
+  if (in_vmlinux(address)) return alternatives().size() > 0;
+  if (modules_.empty()) return false;
+  ensure_dwfl();
+  Dwfl_Module* mod = module_at(address);
+  // A module whose .ko has no table has nothing rewritten at boot; one whose table could not be
+  // read says nothing.
+  return mod && mod != kernel_ && module_alternatives(mod).known;
 }
 
 std::optional<Symbol> KernelDebugInfo::relocation_target(std::uint64_t address) {

@@ -17,6 +17,7 @@
 #include "debuginfo/kernel_alternatives.h"
 #include "debuginfo/kernel_answers.h"
 #include "debuginfo/kernel_profile.h"
+#include "debuginfo/module_alternatives.h"
 #include "model/debug_info.h"
 #include "model/symbol.h"
 #include "provider/kallsyms.h"
@@ -85,14 +86,17 @@ class KernelDebugInfo {
   std::size_t read_code(std::uint64_t address, std::span<std::uint8_t> out);
   // For a relocatable module: the symbol a relocation at `address` (the rel32 of a call) points to.
   std::optional<Symbol> relocation_target(std::uint64_t address);
-  // The alternatives (kernel_alternatives.h) whose original holds a vmlinux address; none for a
-  // module's (its table is relocatable and not read). The table is read on first use.
+  // The alternatives (kernel_alternatives.h) whose original holds an address: vmlinux's table, or
+  // the table of the module (.ko) holding it, relocated as libdwfl placed it. Read on first use.
   std::vector<CodePatch> code_patches(std::uint64_t address);
-  // Whether code_patches answers for a vmlinux address from a table that was read: a place it
-  // names no patch for is then not rewritten at boot by an alternative.
-  bool code_patches_known(std::uint64_t address) { return in_vmlinux(address) && alternatives().size() > 0; }
+  // Whether code_patches answers for an address from a table that was read (a module without one
+  // has nothing rewritten at boot): a place it names no patch for is then not rewritten at boot by
+  // an alternative.
+  bool code_patches_known(std::uint64_t address);
   // The table code_patches answers from, and how it was read ("" until then).
   const KernelAlternatives& alternatives();
+  // A loaded module's table (load_module first); an empty, unknown one for a module not loaded.
+  const ModuleAlternatives& module_alternatives(std::string_view module);
   const std::string& alternatives_source() const { return alternatives_source_; }
   // vmlinux's DWARF (for type layouts); null when the file has none.
   Dwarf* kernel_dwarf();
@@ -182,6 +186,13 @@ class KernelDebugInfo {
   FileHandle vmlinux_file_;
   std::unique_ptr<KernelAlternatives> alternatives_;  // read on first use
   std::string alternatives_source_;
+  // struct alt_instr from vmlinux's DWARF (modules have the same), read on first use.
+  const std::optional<AltInstrLayout>& kernel_alt_instr_layout();
+  std::optional<AltInstrLayout> kernel_alt_layout_;
+  bool alt_instr_layout_read_ = false;
+  const ModuleAlternatives& module_alternatives(Dwfl_Module* mod);
+  std::map<Dwfl_Module*, std::unique_ptr<ModuleAlternatives>> module_alternatives_;
+  const ModuleAlternatives not_loaded_alternatives_{{}, false, "none: the module is not loaded"};
   std::pair<KallsymsTable, std::string> decode_kallsyms();  // the table and where it came from
   std::optional<KallsymsTable> kallsyms_;                   // built on first use (without a warm profile)
   std::string kallsyms_source_;
