@@ -61,15 +61,29 @@ std::string rewritten_by(KernelDebugInfo& info, std::uint64_t link_at, const Cal
   return std::string(what) + " (the file holds \"" + insn + "\")";
 }
 
+// Whether boot-time patching may turn the file's call `in_file` into something else: the site of
+// an alternative, a paravirt call through pv_ops ("call [...]"), a static call's trampoline call,
+// ftrace's call at a function's entry.
+bool boot_may_remove(KernelDebugInfo& info, const CallSiteFinding& in_file) {
+  if (in_file.site.patched_by || (in_file.site.address && !info.code_patches(*in_file.site.address).empty()))
+    return true;
+  if (in_file.site.insn.starts_with("call [")) return true;
+  const std::string target = in_file.site.target.value_or("");
+  return target.starts_with("__SCT__") || target == "__fentry__" || target == "mcount";
+}
+
 // A vmlinux call site read in the dump's text, told in the file's terms. Where the bytes of the
 // call are the file's, the file's finding is the answer (its addresses and operands in the
 // debuginfo's layout). Where the file's alternatives table gave the same call, the table's
 // finding names the ALTERNATIVE the boot chose. Elsewhere the boot rewrote the site (a
 // paravirt call made direct, a retpoline thunk for "call *%rax", the copy routine this CPU's
 // features chose): the dump's call stands, its address moved to the file's layout. Bytes the
-// boot did not write are not read as code: a breakpoint (int3) where the file's call starts is a
-// kprobe's, or text_poke_bp()'s in the middle of a patch, standing for the instruction under it,
-// and bytes that decode to nothing leave the file's reading.
+// boot did not write are not read as code. A call of the file's that the dump's text lacks was
+// patched away only where boot-time patching writes calls (an alternative's site, a paravirt
+// call, a static call, ftrace's __fentry__); anywhere else the text was changed after boot, by
+// a kprobe's int3 or an optimized kprobe's jmp over the call, a live patch or a stray write, and
+// the file's call is the instruction that made the return address. Bytes that decode to nothing
+// leave the file's reading too.
 void tell_against_file(CallSiteFinding& found, std::uint64_t ret, std::uint64_t shift, KernelDebugInfo& info,
                        CodeSource& dump, CodeSource& file, CallSiteChecker& file_checker, const Symbol& link_function) {
   CallSiteFinding in_file = file_checker.find_call(ret - shift, link_function);
@@ -78,14 +92,16 @@ void tell_against_file(CallSiteFinding& found, std::uint64_t ret, std::uint64_t 
     return;
   }
   const bool file_call = in_file.decided && in_file.site.kind != CallKind::None;
-  if (file_call && found.site.kind == CallKind::None && in_file.site.address) {
+  if (file_call && found.site.kind == CallKind::None && !boot_may_remove(info, in_file)) {
     constexpr std::uint8_t kInt3 = 0xCC;
     std::array<std::uint8_t, 1> first{};
-    if (dump.read_code(*in_file.site.address + shift, first) == 1 && first[0] == kInt3) {
-      found = std::move(in_file);
-      found.note += "; the dump's text holds a breakpoint (int3) where this call starts: a kprobe's";
-      return;
-    }
+    const bool breakpoint =
+        in_file.site.address && dump.read_code(*in_file.site.address + shift, first) == 1 && first[0] == kInt3;
+    found = std::move(in_file);
+    found.note += breakpoint ? "; the dump's text holds a breakpoint (int3) where this call starts: a kprobe's"
+                             : "; the dump's text differs from the file's call here, where no boot-time patching "
+                               "writes: changed after boot (an optimized kprobe, a live patch)";
+    return;
   }
   if (found.site.kind == CallKind::None && in_file.decided && !file_call) {
     found = std::move(in_file);  // no call in either: the file's words for it

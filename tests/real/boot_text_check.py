@@ -17,9 +17,10 @@ NAME.kdump-zlib of every scenario, from `btaudit vmcore --format json DUMP analy
     [_sinittext, _einittext) is read in the dump, said to follow an int3, or (reliable) to
     follow no call;
   - the ELF and kdump-compressed dumps of one crash give the same call sites;
-  - a breakpoint planted where a reliable frame's call starts (a copy of one ELF dump with int3
-    written over the call's first byte, as a kprobe there would leave it) does not make the
-    frame's return address follow no call: its call site is still the file's call.
+  - text changed after boot where no boot-time patching writes does not make a return address
+    follow no call: in a copy of one ELF dump, a reliable frame's call overwritten with int3 (a
+    kprobe's breakpoint), then with a 5-byte jmp (an optimized kprobe's), still has the file's
+    call as its call site.
 Exit 77 when there is no dump (ctest skips).
 """
 import bisect, json, os, shutil, struct, subprocess, sys, tempfile
@@ -110,8 +111,8 @@ def elf_dump_layout(path):
 
 
 def plant_breakpoint(btaudit, dump, vmcore_opts, doc):
-    """Writes int3 over a reliable vmlinux frame's call in a copy of `dump` and checks that the
-    frame still follows that call. Returns the number of problems."""
+    """Writes int3, then a jmp rel32, over a reliable vmlinux frame's call in a copy of `dump` and
+    checks that the frame still follows that call. Returns the number of problems."""
     loads, info = elf_dump_layout(dump)
     if 'NUMBER(phys_base)' not in info:
         print(f'{os.path.basename(dump)}: VMCOREINFO has no phys_base: breakpoint variant skipped')
@@ -128,28 +129,30 @@ def plant_breakpoint(btaudit, dump, vmcore_opts, doc):
             where = [off + phys - pa for pa, off, size in loads if pa <= phys < pa + size]
             if not where:
                 continue
+            label = f"{os.path.basename(dump)} cpu {c['cpu']} {f['function']}+{f['offset']:#x}"
             with tempfile.TemporaryDirectory(prefix='btaudit-kprobe-') as tmp:
                 copy = os.path.join(tmp, os.path.basename(dump))
                 shutil.copyfile(dump, copy)
-                with open(copy, 'r+b') as out:
-                    out.seek(where[0])
-                    if out.read(1) != b'\xe8':
-                        print(f"{f['function']}+{f['offset']:#x}: the dump holds no E8 at its call site's place "
-                              f"(physical {phys:#x}): the address translation is wrong")
+                with open(copy, 'rb') as original:
+                    original.seek(where[0])
+                    if original.read(1) != b'\xe8':
+                        print(f"{label}: the dump holds no E8 at its call site's place (physical {phys:#x}): "
+                              f"the address translation is wrong")
                         return 1
-                    out.seek(where[0])
-                    out.write(b'\xcc')
-                r = subprocess.run([btaudit, 'vmcore', *vmcore_opts, '--no-cache', '--format', 'json', copy, 'analyze'],
-                                   capture_output=True, text=True)
-            after = json.loads(r.stdout) if r.returncode == 0 else {'cpus': []}
-            same = [g for d in after['cpus'] if d['cpu'] == c['cpu'] for g in d['frames']
-                    if g.get('slot') == f.get('slot') and g['function'] == f['function']]
-            got = same[0].get('call_site') if same else None
-            label = f"{os.path.basename(dump)} cpu {c['cpu']} {f['function']}+{f['offset']:#x}"
-            if not same or same[0]['verdict'] != 'reliable' or not got or got.get('insn') != cs['insn']:
-                print(f'{label}: with int3 over its call: {got} ({same[0]["verdict"] if same else "gone"})')
-                return 1
-            print(f'{label}: with int3 over its call, still follows "{got["insn"]}"')
+                for what, planted in (('int3', b'\xcc'), ('a jmp rel32', b'\xe9\x00\xff\xff\x7f')):
+                    with open(copy, 'r+b') as out:
+                        out.seek(where[0])
+                        out.write(planted)
+                    r = subprocess.run([btaudit, 'vmcore', *vmcore_opts, '--no-cache', '--format', 'json', copy,
+                                        'analyze'], capture_output=True, text=True)
+                    after = json.loads(r.stdout) if r.returncode == 0 else {'cpus': []}
+                    same = [g for d in after['cpus'] if d['cpu'] == c['cpu'] for g in d['frames']
+                            if g.get('slot') == f.get('slot') and g['function'] == f['function']]
+                    got = same[0].get('call_site') if same else None
+                    if not same or same[0]['verdict'] != 'reliable' or not got or got.get('insn') != cs['insn']:
+                        print(f'{label}: with {what} over its call: {got} ({same[0]["verdict"] if same else "gone"})')
+                        return 1
+                    print(f'{label}: with {what} over its call, still follows "{got["insn"]}"')
             return 0
     print(f'{os.path.basename(dump)}: no reliable frame with a direct call in the dump\'s text: variant skipped')
     return 0
