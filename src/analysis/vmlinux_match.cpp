@@ -10,20 +10,7 @@ namespace btaudit {
 
 namespace {
 
-constexpr std::string_view kBannerPrefix = "Linux version ";
-constexpr std::size_t kMaxBanner = 512;  // init/version.c's banner is one line: release, builder, compiler, date
-
 char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
-
-// The banner as a C string from `bytes`, when it is one: "Linux version ", up to its NUL or
-// newline (the banner ends with "\n").
-std::optional<std::string> banner_in(std::span<const std::uint8_t> bytes) {
-  const std::string_view s(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  if (!s.starts_with(kBannerPrefix)) return std::nullopt;
-  const std::size_t end = s.find_first_of(std::string_view("\n\0", 2));
-  if (end == std::string_view::npos) return std::nullopt;  // no end within the cap: not a banner
-  return std::string(s.substr(0, end));
-}
 
 }  // namespace
 
@@ -44,10 +31,9 @@ std::optional<std::string> vmlinux_mismatch(const DumpFacts& facts, KernelDebugI
   }
   const auto symbol = info.function("linux_banner", "");
   if (!symbol) return std::nullopt;
-  std::array<std::uint8_t, kMaxBanner> in_file{}, in_dump{};
-  const std::size_t from_file = info.read_code(symbol->address, in_file);
+  std::array<std::uint8_t, kMaxBannerBytes> in_dump{};
   const std::size_t from_dump = memory.read(symbol->address + static_cast<std::uint64_t>(facts.kaslr), in_dump);
-  const auto file_banner = banner_in(std::span(in_file).first(from_file));
+  const auto file_banner = info.banner();
   const auto dump_banner = banner_in(std::span(in_dump).first(from_dump));
   if (!file_banner || !dump_banner || *file_banner == *dump_banner) return std::nullopt;
   return "the dump's kernel says \"" + *dump_banner + "\" but " + info.vmlinux_path() + " says \"" + *file_banner +

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <filesystem>
 
@@ -614,23 +615,23 @@ const ModuleAlternatives& KernelDebugInfo::module_alternatives(Dwfl_Module* mod)
   return *slot;
 }
 
-std::vector<CodePatch> KernelDebugInfo::code_patches(std::uint64_t address) {
-  if (in_vmlinux(address)) return alternatives().holding(address);
-  if (modules_.empty()) return {};
+const ModuleAlternatives& KernelDebugInfo::module_alternatives_at(std::uint64_t address) {
+  if (modules_.empty()) return not_loaded_alternatives_;
   ensure_dwfl();
   Dwfl_Module* mod = module_at(address);
-  if (!mod || mod == kernel_) return {};
-  return module_alternatives(mod).table.holding(address);
+  return mod && mod != kernel_ ? module_alternatives(mod) : not_loaded_alternatives_;
+}
+
+std::vector<CodePatch> KernelDebugInfo::code_patches(std::uint64_t address) {
+  if (in_vmlinux(address)) return alternatives().holding(address);
+  return module_alternatives_at(address).table.holding(address);
 }
 
 bool KernelDebugInfo::code_patches_known(std::uint64_t address) {
   if (in_vmlinux(address)) return alternatives().size() > 0;
-  if (modules_.empty()) return false;
-  ensure_dwfl();
-  Dwfl_Module* mod = module_at(address);
   // A module whose .ko has no table has nothing rewritten at boot; one whose table could not be
   // read says nothing.
-  return mod && mod != kernel_ && module_alternatives(mod).known;
+  return module_alternatives_at(address).known;
 }
 
 std::optional<Symbol> KernelDebugInfo::relocation_target(std::uint64_t address) {
@@ -837,15 +838,25 @@ Dwarf* KernelDebugInfo::kernel_dwarf() {
   return dwfl_module_getdwarf(kernel_, &bias);
 }
 
+std::optional<std::string> banner_in(std::span<const std::uint8_t> bytes) {
+  const std::string_view s(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if (!s.starts_with(kBannerPrefix)) return std::nullopt;
+  const std::size_t end = s.find_first_of(std::string_view("\n\0", 2));
+  if (end == std::string_view::npos) return std::nullopt;  // no end within the bytes: not a banner
+  return std::string(s.substr(0, end));
+}
+
+std::optional<std::string> KernelDebugInfo::banner() {
+  auto symbol = function("linux_banner", "");
+  if (!symbol) return std::nullopt;
+  std::array<std::uint8_t, kMaxBannerBytes> buf{};
+  return banner_in(std::span(buf).first(read_code(symbol->address, buf)));
+}
+
 std::optional<std::string> KernelDebugInfo::release() {
-  auto banner = function("linux_banner", "");
-  if (!banner) return std::nullopt;
-  std::uint8_t buf[160] = {};
-  const std::size_t n = read_code(banner->address, buf);
-  std::string_view s(reinterpret_cast<const char*>(buf), n);
-  constexpr std::string_view kPrefix = "Linux version ";
-  if (!s.starts_with(kPrefix)) return std::nullopt;
-  s.remove_prefix(kPrefix.size());
+  auto b = banner();
+  if (!b) return std::nullopt;
+  const std::string_view s = std::string_view(*b).substr(kBannerPrefix.size());
   return std::string(s.substr(0, s.find(' ')));
 }
 

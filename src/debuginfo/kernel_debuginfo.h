@@ -28,6 +28,13 @@ struct Dwarf;
 
 namespace btaudit {
 
+// init/version.c's banner: "Linux version " and the rest of one line (release, builder,
+// compiler, build number and date), read from at most kMaxBannerBytes.
+inline constexpr std::string_view kBannerPrefix = "Linux version ";
+inline constexpr std::size_t kMaxBannerBytes = 512;
+// The banner at the start of `bytes`, up to its newline or NUL; nullopt when they hold none.
+std::optional<std::string> banner_in(std::span<const std::uint8_t> bytes);
+
 class BuildIdSource;
 
 struct DebugInfoOptions {
@@ -55,7 +62,9 @@ class KernelDebugInfo {
   KernelDebugInfo& operator=(const KernelDebugInfo&) = delete;
 
   const std::string& vmlinux_path() const { return vmlinux_path_; }
-  // The release in vmlinux's linux_banner ("6.1.0-57-cloud-amd64"), when it can be read.
+  // vmlinux's linux_banner, its one line ("Linux version 6.1.0-57-cloud-amd64 (...) #1 SMP ..."),
+  // and the release it names ("6.1.0-57-cloud-amd64"), when they can be read.
+  std::optional<std::string> banner();
   std::optional<std::string> release();
   std::optional<std::string> build_id() const { return build_id_; }
 
@@ -191,6 +200,7 @@ class KernelDebugInfo {
   std::optional<AltInstrLayout> kernel_alt_layout_;
   bool alt_instr_layout_read_ = false;
   const ModuleAlternatives& module_alternatives(Dwfl_Module* mod);
+  const ModuleAlternatives& module_alternatives_at(std::uint64_t address);  // of the loaded module holding it
   std::map<Dwfl_Module*, std::unique_ptr<ModuleAlternatives>> module_alternatives_;
   const ModuleAlternatives not_loaded_alternatives_{{}, false, "none: the module is not loaded"};
   std::pair<KallsymsTable, std::string> decode_kallsyms();  // the table and where it came from
