@@ -17,7 +17,8 @@
 namespace {
 
 // A file of the input's bytes in a directory of this process's own: SQLite opens it by
-// name and leaves -wal and -shm files beside it, removed with it.
+// name and leaves -wal and -shm files beside it. The directory goes with the file: a fuzzing
+// run (or the replay in CI) must leave no trace in the temporary directory.
 class DatabaseFile {
  public:
   explicit DatabaseFile(const std::uint8_t* data, std::size_t size)
@@ -32,6 +33,7 @@ class DatabaseFile {
   ~DatabaseFile() {
     std::error_code ec;
     for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path_ + suffix, ec);
+    std::filesystem::remove(dir_, ec);  // empty now, unless SQLite left a file unknown here: then kept
   }
   const std::string& path() const { return path_; }
 
