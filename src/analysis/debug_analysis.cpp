@@ -108,10 +108,13 @@ void infer_kaslr(Report& r, KernelDebugInfo& info) {
   for (auto [offset, n] : votes)
     if (n > count) best = offset, count = n;
   if (r.kaslr_offset) {
-    r.kaslr_source = "kernel_offset_line";
+    // Given beforehand: the dump's own (kaslr_source "dump"), else the report's "Kernel Offset:" line.
+    if (r.kaslr_source.empty()) r.kaslr_source = "kernel_offset_line";
     r.kaslr_agreeing_frames = votes.count(*r.kaslr_offset) ? votes[*r.kaslr_offset] : 0;
     if (count > 0 && best != *r.kaslr_offset)
-      r.debug_warnings.push_back("frames suggest a kernel offset different from the printed Kernel Offset line");
+      r.debug_warnings.push_back(r.kaslr_source == "dump"
+                                     ? "frames suggest a kernel offset different from the dump's (VMCOREINFO)"
+                                     : "frames suggest a kernel offset different from the printed Kernel Offset line");
     return;
   }
   if (count >= 2 || (count == 1 && votes.size() == 1 && r.frames.size() == 1)) {

@@ -62,6 +62,12 @@ DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreIn
   if (d.vmlinux.empty() || d.vmlinux == "auto") d.vmlinux = find_vmlinux(facts, options);
   DebugInfoOptions debug;
   debug.cache = options.cache;
+  // The log's reports name module functions: their debuginfo is looked for where the
+  // distributions install it beside vmlinux's (Debian's linux-image-*-dbg, Fedora's
+  // kernel-debuginfo: <debug dir>/lib/modules/<release>), and only when a report needs it.
+  if (const std::string tree = options.debug_dir + "/lib/modules/" + facts.release;
+      !facts.release.empty() && ::access(tree.c_str(), R_OK) == 0)
+    debug.module_paths.push_back(tree);
   a.info = KernelDebugInfo::open(d.vmlinux, debug);
   if (auto rel = a.info->release(); rel && !d.release.empty() && *rel != d.release)
     throw DumpError(facts.path + ": the dump is release " + d.release + " but " + d.vmlinux + " is " + *rel +
@@ -168,7 +174,19 @@ DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreIn
     const PrintkLog log = read_printk_log(memory, *log_info);
     for (const std::string& p : log.problems) d.notes.push_back("log: " + p);
     d.reports = parse_log(format_log(log), facts.path + " (log)");
-    for (Report& r : d.reports) analyze_report(r);
+    // The log's reports are read as the text front end reads any log, then given what the
+    // dump knows for certain: its KASLR offset (VMCOREINFO's, not a vote of printed
+    // addresses, which 4.15+ kernels no longer print) and its own vmlinux, for each frame's
+    // file:line, inlined callers and call-site check (in the file's code: the walks above
+    // read the dump's).
+    for (Report& r : d.reports) {
+      analyze_report(r);
+      if (!r.kaslr_offset) {
+        r.kaslr_offset = d.kaslr;
+        r.kaslr_source = "dump";
+      }
+      apply_debuginfo(r, *a.info, options.checks);
+    }
   } catch (const DumpError& e) {
     d.notes.push_back(std::string("no log: ") + e.what());
   }

@@ -101,7 +101,7 @@ struct Report {
   bool old_address_format = false;    // "[<ffffffff...>]" era (<= 4.9)
   bool panicked = false;
   std::optional<std::int64_t> kaslr_offset;  // from "Kernel Offset:" or inferred from frames with debuginfo
-  std::string kaslr_source;                  // "kernel_offset_line" or "frames"
+  std::string kaslr_source;  // "kernel_offset_line", "frames", or "dump" (a dump log's report: VMCOREINFO's)
   int kaslr_agreeing_frames = 0;
   std::optional<FrameDebugInfo> rip_debug;  // the crash site, symbolized
   std::vector<std::string> debug_warnings;  // missing or mismatched debuginfo

@@ -17,20 +17,13 @@ EXPECTED_TRANSITIONS = {'panic_irq': ('irq', 'task'), 'panic_warn_hardirq': ('ir
                         'panic_nmi': ('NMI', 'task'), 'stack_overflow': ('#DF', 'task'),
                         # scripts/lab-kdump-cache.sh: the capture's registers on the IRQ and NMI stacks
                         'kdump_hardirq': ('irq', 'task'), 'kdump_nmi': ('NMI', 'task')}
-from lab_args import lab_dump_names, split_vmcore_options
+from lab_args import lab_dump_names, split_vmcore_options, vmcore_docs
 from stack_path import goes, transitions_in_text
 
 (btaudit, dumps), vmcore_opts = split_vmcore_options(sys.argv)
-names = lab_dump_names(dumps)
+names, failed = lab_dump_names(dumps), []
 bad = printed = matched = 0
-for name in names:
-    path = os.path.join(dumps, name)
-    r = subprocess.run([btaudit, 'vmcore', *vmcore_opts, '--format', 'json', path], capture_output=True, text=True)
-    if r.returncode != 0:
-        print(f'{name}: failed: {r.stderr.strip()}')
-        bad += 1
-        continue
-    doc = json.loads(r.stdout)
+for name, path, doc in vmcore_docs(btaudit, vmcore_opts, dumps, failed):
     checks = doc.get('crosscheck', [])
     if not checks:
         print(f"{name}: no cross-check ({doc.get('crosscheck_note', 'no report ended a CPU')})")
@@ -50,5 +43,6 @@ for name in names:
         if not goes(transitions_in_text(bt), frm, to):
             bad += 1
             print(f'{name}: the walk does not go {frm} -> {to}')
+bad += len(failed)
 print(f'{matched}/{printed} printed frames reproduced across {len(names)} dumps; {bad} problems')
 sys.exit(1 if bad else 0)

@@ -29,3 +29,26 @@ def lab_dump_names(dumps):
         print('no lab dumps found: skipped (run ../shared/lab/make-lab.sh)')
         sys.exit(77)
     return names
+
+
+def vmcore_json(btaudit, vmcore_opts, path):
+    """`btaudit vmcore --format json PATH` parsed, or (None, its one-line error) when it failed."""
+    import json, subprocess
+    r = subprocess.run([btaudit, 'vmcore', *vmcore_opts, '--format', 'json', path], capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, r.stderr.strip()
+    return json.loads(r.stdout), None
+
+
+def vmcore_docs(btaudit, vmcore_opts, dumps, failed):
+    """(name, path, document) for each lab dump `btaudit vmcore --format json` reads; a dump it
+    fails on is printed with its error and appended to `failed`."""
+    import os
+    for name in lab_dump_names(dumps):
+        path = os.path.join(dumps, name)
+        doc, error = vmcore_json(btaudit, vmcore_opts, path)
+        if doc is None:
+            print(f'{name}: btaudit vmcore failed: {error}')
+            failed.append(name)
+            continue
+        yield name, path, doc

@@ -1,6 +1,7 @@
 // Debuginfo and call-site verdicts on a kernel-like image the test suite
 // builds itself (tests/fixtures/minikernel). Instruction offsets come from
 // binutils' objdump, an oracle independent of libdwfl and Zydis.
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cstdio>
 #include <fstream>
@@ -208,6 +209,41 @@ BOOST_AUTO_TEST_CASE(printed_kernel_offset_line_is_used_and_checked) {
   apply_debuginfo(reports[0], *info);
   BOOST_TEST(reports[0].kaslr_source == "kernel_offset_line");
   BOOST_TEST(*reports[0].kaslr_offset == 0x1e00000);
+}
+
+// A dump's log report comes with the dump's offset (VMCOREINFO): it is kept as given, named "dump",
+// and frames printing addresses another offset would explain are said to disagree with the dump.
+BOOST_AUTO_TEST_CASE(a_dump_given_kaslr_offset_is_kept_and_checked_against_printed_addresses) {
+  const std::uint64_t shift = 0x1e00000;
+  const std::uint64_t o1 = dis.return_offset("mk_direct_caller", "mk_leaf");
+  const std::uint64_t o2 = dis.return_offset("mk_unrelated", "mk_direct_caller");
+  for (const std::int64_t given : {static_cast<std::int64_t>(shift), std::int64_t{0x2000000}}) {
+    auto address = [&](const std::string& fn, std::uint64_t off) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "[<%016llx>]", static_cast<unsigned long long>(dis.start.at(fn) + off + shift));
+      return std::string(buf);
+    };
+    auto reports = parse_log(
+        "WARNING: CPU: 0 PID: 1 at minikernel.c:10 mk_leaf+0x5/0x10\n"
+        "CPU: 0 PID: 1 Comm: test Not tainted 6.1.0-mini #1\nCall Trace:\n <TASK>\n " +
+            address("mk_direct_caller", o1) + " " + dis.frame("mk_direct_caller", o1) + "\n " +
+            address("mk_unrelated", o2) + " " + dis.frame("mk_unrelated", o2) + "\n </TASK>\n---[ end trace 0 ]---\n",
+        "dump (log)");
+    BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+    Report& r = reports[0];
+    analyze_report(r);
+    r.kaslr_offset = given;
+    r.kaslr_source = "dump";
+    apply_debuginfo(r, *info);
+    BOOST_TEST(r.kaslr_source == "dump");
+    BOOST_TEST(*r.kaslr_offset == given);
+    const bool agree = given == static_cast<std::int64_t>(shift);
+    BOOST_TEST(r.kaslr_agreeing_frames == (agree ? 2 : 0));
+    const bool warned = std::any_of(r.debug_warnings.begin(), r.debug_warnings.end(), [](const std::string& w) {
+      return w.find("different from the dump's") != std::string::npos;
+    });
+    BOOST_TEST(warned == !agree);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(missing_vmlinux_is_a_clear_error) {
