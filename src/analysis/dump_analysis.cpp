@@ -62,9 +62,10 @@ DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreIn
   if (d.vmlinux.empty() || d.vmlinux == "auto") d.vmlinux = find_vmlinux(facts, options);
   DebugInfoOptions debug;
   debug.cache = options.cache;
-  // The log's reports name module functions: their debuginfo is looked for where the
-  // distributions install it beside vmlinux's (Debian's linux-image-*-dbg, Fedora's
-  // kernel-debuginfo: <debug dir>/lib/modules/<release>), and only when a report needs it.
+  // The log's reports name module functions: their debuginfo is looked for where it was given,
+  // then where the distributions install it beside vmlinux's (Debian's linux-image-*-dbg,
+  // Fedora's kernel-debuginfo: <debug dir>/lib/modules/<release>), and only when a report needs it.
+  debug.module_paths = options.module_paths;
   if (const std::string tree = options.debug_dir + "/lib/modules/" + facts.release;
       !facts.release.empty() && ::access(tree.c_str(), R_OK) == 0)
     debug.module_paths.push_back(tree);

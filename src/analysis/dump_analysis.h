@@ -34,6 +34,8 @@ struct DumpAnalysis {
 struct DumpAnalysisOptions {
   std::string vmlinux;  // "" or "auto": <debug_dir>/boot/vmlinux-<release from VMCOREINFO>, else from server
   std::string debug_dir = "/usr/lib/debug";
+  // Module debuginfo for the log's reports (as analyze --modules); <debug_dir>/lib/modules/<release> joins them.
+  std::vector<std::string> module_paths;
   BuildIdSource* server = nullptr;  // fetches vmlinux by VMCOREINFO's BUILD-ID when debug_dir has none
   bool with_log = true;
   std::vector<int> task_pids;                                   // also walk these tasks when they were switched out

@@ -44,6 +44,18 @@ std::optional<Located> locate(const StackFrame& f, DumpSymbols& symbols) {
   return l;
 }
 
+// A module frame's address where the session placed the module's debuginfo (the .ko given with
+// --modules or under the debug directory), for its file:line: the same function, whose ELF size
+// fits the size the dump's kallsyms gives it (that size runs past st_size by the padding and
+// __pfx_ symbol before the next function, as resolve() in debug_analysis.cpp allows), else none:
+// a .ko of another build would give another function's lines.
+std::optional<std::uint64_t> module_place(KernelDebugInfo& info, const Located& at) {
+  auto sym = info.function(at.function.name, at.function.module, at.function.size);
+  if (!sym || (sym->size != 0 && (at.function.size < sym->size || at.function.size - sym->size >= 64)))
+    return std::nullopt;
+  return sym->address + (at.address - at.function.address);
+}
+
 // What rewrote a vmlinux call site at boot, from what vmlinux's file holds there: an
 // alternative of its table, else the patching the file's instruction is made for.
 std::string rewritten_by(KernelDebugInfo& info, std::uint64_t link_at, const CallSiteFinding& in_file) {
@@ -187,7 +199,10 @@ void judge_walk(StackWalk& walk, KernelDebugInfo& info, DumpSymbols& symbols, Du
     FrameDebugInfo d;
     d.address = at.link_address;
     d.lookup_address = symbol_lookup_address(at.link_address, false);
-    if (!at.in_module) info.describe_source(d.lookup_address, d);
+    if (!at.in_module)
+      info.describe_source(d.lookup_address, d);
+    else if (auto placed = module_place(info, at))
+      info.describe_source(symbol_lookup_address(*placed, false), d);
     f.debug = std::move(d);
     if (!deadline.admit()) {
       f.debug->note =

@@ -68,6 +68,9 @@ int run_vmcore(const std::vector<std::string>& args) {
       "color", po::value(&colour)->default_value("auto"), "colour in text output: auto, always or never")(
       "debug-dir", po::value(&debug_options.debug_dir)->default_value("/usr/lib/debug"),
       "where boot/vmlinux-<release> is looked for")(
+      "modules", po::value(&debug_options.module_paths),
+      "module debuginfo for the log's reports, as for analyze (repeatable); "
+      "<debug-dir>/lib/modules/<release> is looked in too")(
       "check-budget-ms", po::value(&check_budget_ms)->default_value(kDefaultCheckBudgetMs),
       "time for one walk's call-site checks; frames left say unchecked_budget")(
       "dump-budget-ms", po::value(&dump_budget_ms)->default_value(kDefaultDumpBudgetMs),
@@ -129,6 +132,7 @@ int run_vmcore(const std::vector<std::string>& args) {
     DumpAnalysisOptions options;
     options.vmlinux = vmlinux;
     options.debug_dir = debug_options.debug_dir;
+    options.module_paths = debug_options.module_paths;
     options.server = server.get();
     options.with_log = action == "analyze";
     options.task_pids = pids;

@@ -716,6 +716,12 @@ void KernelDebugInfo::describe_source(std::uint64_t address, FrameDebugInfo& out
   out.inlined.insert(out.inlined.end(), a.inlined.begin(), a.inlined.end());
 }
 
+const CuIndex* KernelDebugInfo::module_cu_index(Dwfl_Module* mod, Dwarf* dwarf) {
+  auto [it, fresh] = module_cu_indexes_.try_emplace(mod);
+  if (fresh) it->second = CuIndex::from_aranges(dwarf);
+  return it->second ? &*it->second : nullptr;
+}
+
 const CuIndex* KernelDebugInfo::kernel_cu_index(Dwarf* dwarf) {
   // Kept in the profile when there is one (it joins the file), else by the session.
   std::optional<CuIndex>& index = profile_ ? profile_->cu_index : cu_index_;
@@ -742,6 +748,11 @@ void KernelDebugInfo::lookup_source(std::uint64_t address, FrameDebugInfo& out) 
     if (auto die = index->cu_at(address - bias)) cudie = dwarf_offdie(module_dwarf, *die, &cu_storage);
   } else {
     cudie = dwfl_module_addrdie(mod, address, &bias);
+    // libdwfl finds a module's CU through .debug_aranges only, which clang writes for its
+    // assembler's CUs alone: the other CUs are found by their own ranges, as vmlinux's are.
+    Dwarf* const dwarf = cudie || mod == kernel_ ? nullptr : dwfl_module_getdwarf(mod, &bias);
+    if (dwarf && (index = module_cu_index(mod, dwarf)) != nullptr)
+      if (auto die = index->cu_at(address - bias)) cudie = dwarf_offdie(dwarf, *die, &cu_storage);
   }
   // Relative file names are shown under the CU's compilation directory, as
   // eu-addr2line shows them, so that both tools print the same path.

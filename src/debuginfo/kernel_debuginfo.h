@@ -179,6 +179,10 @@ class KernelDebugInfo {
   std::unique_ptr<KernelAnswers> own_answers_;  // kernel_answers() without a shared store
   // vmlinux's CU index (cu_index.h) when there is no profile to keep it in.
   std::optional<CuIndex> cu_index_;
+  // A module's, made only when libdwfl finds no CU for one of its addresses (a clang-built .ko,
+  // whose C CUs no .debug_aranges names); nullopt when it cannot be made.
+  const CuIndex* module_cu_index(Dwfl_Module* mod, Dwarf* dwarf);
+  std::map<Dwfl_Module*, std::optional<CuIndex>> module_cu_indexes_;
   std::unique_ptr<KernelProfile> profile_;
   bool profile_warm_ = false;   // loaded whole from disk: libdwfl is not needed for what it holds
   bool profile_dirty_ = false;  // holds answers the file does not

@@ -3,6 +3,7 @@ serves the Debian 6.1 lab (vmlinux found by release under /usr/lib/debug) and th
 built from source (vmlinux in the lab's own kernel/ folder).
 
   --vmlinux PATH   passed to every `btaudit vmcore` call
+  --modules DIR    the same (the lab's own modules' debuginfo, for the reports of a dump's log)
 """
 import sys
 
@@ -12,8 +13,8 @@ def split_vmcore_options(argv):
     args, extra = [], []
     it = iter(argv[1:])
     for a in it:
-        if a == '--vmlinux':
-            extra += ['--vmlinux', next(it)]
+        if a in ('--vmlinux', '--modules'):
+            extra += [a, next(it)]
         else:
             args.append(a)
     return args, extra

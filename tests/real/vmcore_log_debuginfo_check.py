@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The reports in a real dump's kernel log are read with the dump's own vmlinux and KASLR offset.
 
-  vmcore_log_debuginfo_check.py BTAUDIT VMCORE_DIR [--vmlinux PATH]
+  vmcore_log_debuginfo_check.py BTAUDIT VMCORE_DIR [--vmlinux PATH] [--modules DIR]
 
 For every NAME.elf / NAME.kdump-zlib in VMCORE_DIR, `btaudit vmcore --format json DUMP`:
 - each report of the dump's log carries the dump's KASLR offset (VMCOREINFO's: kaslr_source
@@ -11,6 +11,9 @@ For every NAME.elf / NAME.kdump-zlib in VMCORE_DIR, `btaudit vmcore --format jso
 - the innermost function eu-addr2line (elfutils, not btaudit's libdwfl session; llvm-addr2line
   where it finds no CU) names at the frame's lookup address is the frame's source_function (or
   its function, when none is inlined);
+- with --modules (the lab's own labcrash.ko), every frame of a module found there has a code
+  address and a source line, in the log's reports and in the walks of the dump's stacks alike,
+  and a walk's frame has the source line of the same frame (function+offset) in a report;
 - the reports are those `btaudit analyze --vmlinux V` makes of the same log (`btaudit vmcore
   DUMP log`), field by field, but for where the input came from and the KASLR offset, which a
   log alone may not tell.
@@ -51,7 +54,10 @@ def innermost(vmlinux, addresses):
 
 
 (btaudit, dumps), vmcore_opts = split_vmcore_options(sys.argv)
-bad = checked_frames = 0
+bad = checked_frames = module_frames = 0
+# The modules whose debuginfo --modules gives (each DIR's *.ko files), by the name traces print.
+given = [vmcore_opts[k + 1] for k, a in enumerate(vmcore_opts) if a == '--modules']
+given_modules = {n[:-3].replace('-', '_') for d in given if os.path.isdir(d) for n in os.listdir(d) if n.endswith('.ko')}
 names, failed = lab_dump_names(dumps), []
 with tempfile.TemporaryDirectory(prefix='btaudit-logdebug-') as tmp:
     for name, path, doc in vmcore_docs(btaudit, vmcore_opts, dumps, failed):
@@ -65,6 +71,11 @@ with tempfile.TemporaryDirectory(prefix='btaudit-logdebug-') as tmp:
                 problems.append(f'report {i}: KASLR {r.get("kaslr_offset")} ({r.get("kaslr_source")}), '
                                 f'the dump\'s is {kaslr}')
             for j, f in enumerate(r['frames']):
+                if f['module'] in given_modules and f['function'] is not None and f['offset'] is not None:
+                    module_frames += 1
+                    if 'debug_address' not in f or 'source' not in f:
+                        problems.append(f'report {i} frame {j} {f["function"]} [{f["module"]}]: not located '
+                                        f'though its module\'s debuginfo was given')
                 if f['module'] is not None or f['function'] is None or f['offset'] is None:
                     continue
                 checked_frames += 1
@@ -78,6 +89,23 @@ with tempfile.TemporaryDirectory(prefix='btaudit-logdebug-') as tmp:
                 # A return address is looked up one byte back (the call), as the symbolizer does.
                 at = f['debug_address'] - (1 if f['offset'] > 0 else 0)
                 lookups[at] = (i, j, f.get('source_function') or f['function'])
+        # The walks' frames of the given modules: located, and as the reports' same frames.
+        printed = {(f['module'], f['function'], f['offset']): f.get('source') for r in doc['reports']
+                   for f in r['frames'] if f['module'] in given_modules}
+        for walk in doc['cpus'] + doc.get('tasks', []):
+            for f in walk['frames']:
+                # The padding and kCFI hash before a function (__pfx_f, __cfi_f) have no source line.
+                if f.get('module') not in given_modules or f.get('function') is None or \
+                        f['function'].startswith(('__pfx_', '__cfi_')):
+                    continue
+                module_frames += 1
+                key = (f['module'], f['function'], f['offset'])
+                if not f.get('source'):
+                    problems.append(f'walk of CPU {walk.get("cpu")}: {f["function"]}+{f["offset"]:#x} '
+                                    f'[{f["module"]}] has no source line though its debuginfo was given')
+                elif key in printed and printed[key] != f['source']:
+                    problems.append(f'walk of CPU {walk.get("cpu")}: {f["function"]}+{f["offset"]:#x} '
+                                    f'[{f["module"]}] at {f["source"]}, the report\'s same frame at {printed[key]}')
         named = innermost(vmlinux, sorted(lookups))
         for at, (i, j, want) in lookups.items():
             if named.get(at, want) != want:
@@ -91,7 +119,8 @@ with tempfile.TemporaryDirectory(prefix='btaudit-logdebug-') as tmp:
         with open(log, 'w') as out:
             subprocess.run([btaudit, 'vmcore', *vmcore_opts, path, 'log'], stdout=out, check=True)
         modules_tree = f'/usr/lib/debug/lib/modules/{dump["release"]}'
-        extra = ['--modules', modules_tree] if os.path.isdir(modules_tree) else []
+        extra = [a for d in given for a in ('--modules', d)]
+        extra += ['--modules', modules_tree] if os.path.isdir(modules_tree) else []
         text = subprocess.run([btaudit, 'analyze', '--vmlinux', vmlinux, *extra, '--format', 'json', log],
                               capture_output=True, text=True)
         text_reports = json.loads(text.stdout)['reports'] if text.returncode == 0 else []
@@ -110,5 +139,5 @@ with tempfile.TemporaryDirectory(prefix='btaudit-logdebug-') as tmp:
               + ('' if problems else ', as nm, eu-addr2line and the text front end have them'))
 bad += len(failed)
 print(f'{len(names) - bad}/{len(names)} dumps: the log\'s reports read with the dump\'s vmlinux and KASLR '
-      f'({checked_frames} vmlinux frames)')
+      f'({checked_frames} vmlinux frames, {module_frames} of the given modules)')
 sys.exit(1 if bad else 0)
