@@ -28,6 +28,11 @@ const char* btaudit_crash_vmlinux(void);  /* the namelist holding DWARF */
 const char* btaudit_crash_format(void);   /* "elf", "diskdump", ... */
 int btaudit_crash_cpu_count(void);
 
+/* The debuginfo file of the i-th module whose symbols crash loaded ("mod -s",
+ * "mod -S"), counting from 0, and the module's name in *name: NULL past the
+ * last such module. */
+const char* btaudit_crash_module_debuginfo(int i, const char** name);
+
 /* CPU cpu's NT_PRSTATUS note as crash mapped it (header, name, descriptor),
  * its length in *len; NULL when crash has none. */
 const void* btaudit_crash_prstatus_note(int cpu, size_t* len);

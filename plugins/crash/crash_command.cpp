@@ -61,6 +61,14 @@ int run(const CrashRequest& r) {
   const DumpFacts facts = crash_dump_facts(memory);
   DumpAnalysisOptions options;
   options.vmlinux = btaudit_crash_vmlinux();
+  // The modules whose debuginfo crash loaded ("mod -s", "mod -S"; kbuild's NAME.o as readily as
+  // NAME.ko): their frames get file:line from the same files.
+  for (int i = 0; i < 100000; ++i) {
+    const char* name = nullptr;
+    const char* file = btaudit_crash_module_debuginfo(i, &name);
+    if (!file) break;
+    if (name) options.module_files.emplace_back(name, file);
+  }
   options.with_log = r.action == "log" || r.action == "analyze";
   options.words = r.action == "words";
   if (target.blocked) options.task_pids.push_back(*target.blocked);

@@ -52,7 +52,8 @@ static char *help_btaudit[] = {
 	"              json; see btaudit(1), OUTPUT).",
 	"",
 	"  The kernel's DWARF is read from crash's namelist (or its separate debuginfo",
-	"  file), so crash must have been started with the debug vmlinux.",
+	"  file), so crash must have been started with the debug vmlinux. The modules",
+	"  whose debuginfo crash loaded (mod -s, mod -S) give their frames file:line.",
 	"\nEXAMPLES",
 	"  The hard-IRQ panic: CPU 1 panicked on its IRQ stack, and the walk crosses",
 	"  to the idle task's stack through the backlink at the IRQ stack's top:\n",
@@ -169,6 +170,26 @@ btaudit_crash_vmlinux(void)
 	if (pc->namelist_debug && pc->namelist_debug[0])
 		return pc->namelist_debug;
 	return pc->namelist ? pc->namelist : "";
+}
+
+const char *
+btaudit_crash_module_debuginfo(int i, const char **name)
+{
+	int m, seen = 0;
+
+	if (i < 0 || !st->load_modules)
+		return NULL;
+	for (m = 0; m < st->mods_installed; m++) {
+		struct load_module *lm = &st->load_modules[m];
+
+		if (!(lm->mod_flags & MOD_LOAD_SYMS) || !lm->mod_namelist[0])
+			continue;
+		if (seen++ == i) {
+			*name = lm->mod_name;
+			return lm->mod_namelist;
+		}
+	}
+	return NULL;
 }
 
 const char *

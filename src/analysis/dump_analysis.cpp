@@ -66,6 +66,7 @@ DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreIn
   // then where the distributions install it beside vmlinux's (Debian's linux-image-*-dbg,
   // Fedora's kernel-debuginfo: <debug dir>/lib/modules/<release>), and only when a report needs it.
   debug.module_paths = options.module_paths;
+  debug.module_files = options.module_files;
   if (const std::string tree = options.debug_dir + "/lib/modules/" + facts.release;
       !facts.release.empty() && ::access(tree.c_str(), R_OK) == 0)
     debug.module_paths.push_back(tree);

@@ -7,6 +7,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/debug_analysis.h"
@@ -36,6 +37,7 @@ struct DumpAnalysisOptions {
   std::string debug_dir = "/usr/lib/debug";
   // Module debuginfo for the log's reports (as analyze --modules); <debug_dir>/lib/modules/<release> joins them.
   std::vector<std::string> module_paths;
+  std::vector<std::pair<std::string, std::string>> module_files;  // (module, file): crash's mod -s, first
   BuildIdSource* server = nullptr;  // fetches vmlinux by VMCOREINFO's BUILD-ID when debug_dir has none
   bool with_log = true;
   std::vector<int> task_pids;                                   // also walk these tasks when they were switched out

@@ -220,6 +220,10 @@ KernelDebugInfo::~KernelDebugInfo() = default;
 
 std::optional<std::string> KernelDebugInfo::find_module_file(std::string_view module) const {
   const std::string want = normalize_module_name(module);
+  for (const auto& [name, file] : options_.module_files) {
+    std::error_code ec;
+    if (normalize_module_name(name) == want && fs::is_regular_file(file, ec)) return file;
+  }
   std::optional<std::string> best;
   auto consider = [&](const fs::path& p) {
     const auto stem = module_stem(p.filename().string());

@@ -40,6 +40,9 @@ class BuildIdSource;
 struct DebugInfoOptions {
   std::string vmlinux;                    // empty: find it under debug_dir by the report's release
   std::vector<std::string> module_paths;  // lib/modules/<release> trees, folders of .ko/.ko.debug, or files
+  // Files named for a module by whoever loaded them (crash's "mod -s NAME FILE"), whatever their
+  // name (crash takes kbuild's NAME.o): looked at before module_paths. (module, file) pairs.
+  std::vector<std::pair<std::string, std::string>> module_files;
   std::string debug_dir = "/usr/lib/debug";
   // Where a release's kernel image (boot/vmlinuz-<release>) and modules
   // (lib/modules/<release>) are installed: their build ids name the debuginfo to fetch.

@@ -245,6 +245,93 @@ def plant_lab_irq_stack(suite, a, elf):
     os.unlink(copy)
 
 
+# ---- module debuginfo ------------------------------------------------------------------
+
+def elf64_sections(data):
+    """{name: (header offset, sh_offset, sh_size)} of a little-endian ELF64 file's sections."""
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    headers = [shoff + i * shentsize for i in range(shnum)]
+    names_at = struct.unpack_from("<Q", data, headers[shstrndx] + 0x18)[0]
+    out = {}
+    for h in headers:
+        name_off, = struct.unpack_from("<I", data, h)
+        offset, size = struct.unpack_from("<QQ", data, h + 0x18)
+        end = data.index(b"\0", names_at + name_off)
+        out[data[names_at + name_off:end].decode(errors="replace")] = (h, offset, size)
+    return out
+
+
+def module_variants(data, rng):
+    """(label, bytes) of a real .ko cut and defaced where a reader trusts it: the ELF header's
+    section table, each section header's extent, and the bytes of the sections libdwfl, libdw,
+    the CU index and the alternatives reader parse (DWARF, relocations, symbols, .altinstructions)."""
+    for k in (0, 1, 64, *(len(data) * i // 12 for i in range(1, 12))):
+        yield f"cut at {k}", data[:k]
+    for field, at, fmt, value in (("e_shoff", 0x28, "<Q", 1 << 62), ("e_shnum", 0x3C, "<H", 0xFFFF),
+                                  ("e_shstrndx", 0x3E, "<H", 0xFFFE), ("e_shentsize", 0x3A, "<H", 1)):
+        b = bytearray(data)
+        struct.pack_into(fmt, b, at, value)
+        yield f"ELF header {field}", bytes(b)
+    sections = elf64_sections(data)
+    wanted = [n for n in sections if n.startswith((".debug_", ".rela.debug_", ".rela.text", ".altinstr",
+                                                    ".rela.altinstr", ".symtab", ".strtab", ".text"))]
+    for name in sorted(wanted):
+        header, offset, size = sections[name]
+        if size == 0 or offset + size > len(data):
+            continue
+        b = bytearray(data)
+        b[offset:offset + size] = b"\xff" * size
+        yield f"{name} all 0xff", bytes(b)
+        b = bytearray(data)
+        for _ in range(32):
+            b[offset + rng.randrange(size)] = rng.randrange(256)
+        yield f"{name} 32 bytes changed", bytes(b)
+        b = bytearray(data)
+        struct.pack_into("<Q", b, header + 0x20, 1 << 40)
+        yield f"{name} sh_size 2^40", bytes(b)
+
+
+def class_modules(suite, a):
+    """Module debuginfo is a file the user names (--modules, crash's mod -S): the lab's own
+    labcrash.ko, cut and defaced, must leave analyze and vmcore complete, with a warning at most:
+    no signal, no hang, no error but one line."""
+    ko = os.path.join(a.lab or "", "labcrash", "labcrash.ko")
+    # The hard-IRQ WARN that panicked: labcrash frames on the IRQ stack and the task's, in the log
+    # and in the dump's walks.
+    log = os.path.join(a.lab or "", "logs", "panic_warn_hardirq.console.log")
+    dump = os.path.join(a.lab or "", "vmcores", "panic_warn_hardirq.elf")
+    if not (a.lab and all(os.path.exists(p) for p in (ko, log, dump)) and a.vmlinux and os.path.exists(a.vmlinux)):
+        skip("no lab labcrash.ko, panic_warn_hardirq log and dump, or vmlinux (BTAUDIT_LAB_DIR)")
+    with open(ko, "rb") as f:
+        data = f.read()
+    rng = random.Random(20261206)
+    folder = os.path.join(a.work, "modules")
+    os.makedirs(folder, exist_ok=True)
+    target = os.path.join(folder, "labcrash.ko")
+    count = 0
+    # The intact file first: the runs below would pass with a reader that never opened it.
+    shutil.copyfile(ko, target)
+    out = suite.run(["analyze", "--format", "json", "--vmlinux", a.vmlinux, "--modules", folder, log],
+                    "labcrash.ko intact", path=target, ok=(0,))
+    doc = suite.expect_json(out, "labcrash.ko intact")
+    located = [f for r in (doc or {}).get("reports", []) for f in r["frames"]
+               if f.get("module") == "labcrash" and f.get("source")]
+    if doc is not None and not located:
+        suite.fail("labcrash.ko intact: no labcrash frame got a source line")
+    for count, (label, variant) in enumerate(module_variants(data, rng), 1):
+        with open(target, "wb") as f:
+            f.write(variant)
+        out = suite.run(["analyze", "--format", "json", "--vmlinux", a.vmlinux, "--modules", folder, log],
+                        f"labcrash.ko {label}: analyze", path=target, ok=(0,))
+        suite.expect_json(out, f"labcrash.ko {label}")
+        if count % 3 == 0:  # a dump's walk and log read it too (a tenth of a second each)
+            out = suite.run(["vmcore", "--format", "json", "--vmlinux", a.vmlinux, "--modules", folder, dump],
+                            f"labcrash.ko {label}: vmcore", path=target, ok=(0,))
+            suite.expect_json(out, f"labcrash.ko {label} (vmcore)")
+    print(f"{count} defaced copies of labcrash.ko given with --modules")
+
+
 # ---- text, bombs, NDJSON, stores ----------------------------------------------------
 
 def concatenated_bomb(kind, members, member_bytes=1 << 20):

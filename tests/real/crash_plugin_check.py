@@ -16,6 +16,8 @@ crash run answers both; whichever check comes first runs it). Checks:
     transitions and everything else;
   - bt -c CPU and bt -c CPU -j show that CPU alone; `help btaudit` and a
     usage error print crash-style help;
+  - after `mod -s` loads the lab's own labcrash.ko (beside the vmcores folder), `btaudit log -j`
+    equals `btaudit vmcore --modules DIR --format json` and gives every labcrash frame file:line;
   - the expected stack transitions: IRQ -> task on the hard-IRQ panics
     (panic_irq, panic_warn_hardirq), NMI -> task, #DF -> task (directly or through the
     IRQ stack: stack_path.py).
@@ -134,6 +136,26 @@ def check_dump(args, name, doc):
                 problems.append('bt -c 1 -j: not CPU 1 of bt -a -j alone')
         except (json.JSONDecodeError, KeyError) as e:
             problems.append(f'bt -c 1 -j: {e}')
+    # After `mod -s` loaded the lab's labcrash.ko: the log as btaudit vmcore --modules has it, and
+    # every labcrash frame of its reports and walks with a source line.
+    modules = crash_session.lab_modules(dump)
+    if modules and out.get('log_modules_json') is not None:
+        r = subprocess.run([args.btaudit, 'vmcore', '--vmlinux', doc['vmlinux'], '--modules', modules, '--format',
+                            'json', dump, 'analyze'], capture_output=True, text=True)
+        try:
+            got = json.loads(out['log_modules_json'])
+            problems += [f'log -j after mod -s: {d}' for d in json_diff(got, json.loads(r.stdout))]
+            frames = [f for part in ('reports', 'cpus') for entry in got.get(part, []) for f in entry['frames']
+                      if f.get('module') == 'labcrash' and not f['function'].startswith(('__pfx_', '__cfi_'))]
+            unlocated = [f['function'] for f in frames if not f.get('source')]
+            if unlocated:
+                problems.append(f'log -j after mod -s: labcrash frames without a source line: {unlocated[:3]}')
+            elif frames:
+                notes.append(f'{len(frames)} labcrash frames with file:line after mod -s')
+        except (json.JSONDecodeError, KeyError) as e:
+            problems.append(f'log -j after mod -s: {e}')
+    elif modules:
+        problems.append('log -j after mod -s: no output')
     cur = out['bt_current'] or ''
     if '\nCPU ' not in cur and 'switched out' not in cur:
         problems.append(f'bt (current context): {cur.strip()[:120]!r}')

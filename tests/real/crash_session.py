@@ -35,7 +35,19 @@ EXTENSION_COMMANDS = [
     ('help', 'help btaudit'),
     ('usage', 'btaudit nosuchcommand'),
 ]
-FORMAT = 1  # bump when what a session holds changes
+# After them, when the lab has its own modules' debuginfo (lab_modules()): crash loads it, and the
+# extension's log is asked again (crash_plugin_check.py: module frames with file:line).
+# (The .ko by name: `mod -S DIR` would take kbuild's labcrash.o, whose sections libdwfl lays out
+# elsewhere, so the layout addresses of module frames would differ from `--modules DIR`'s.)
+MODULE_COMMANDS = [('mod', 'mod -s labcrash {modules}/labcrash.ko'), ('log_modules_json', 'btaudit log -j')]
+FORMAT = 3  # bump when what a session holds changes
+
+
+def lab_modules(dump):
+    """The folder of the lab's labcrash.ko beside the dump's vmcores folder (make-lab.sh's and
+    make-lab-src.sh's layouts), or None."""
+    folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(dump))), 'labcrash')
+    return folder if os.path.isfile(os.path.join(folder, 'labcrash.ko')) else None
 
 
 def _stamp(path):
@@ -43,11 +55,13 @@ def _stamp(path):
     return [os.path.abspath(path), st.st_size, st.st_mtime_ns]
 
 
-def _script(work, plugin):
+def _script(work, plugin, modules):
     lines = ['set scroll off'] + [f'{cmd} > {work}/{name}.out' for name, cmd in CRASH_COMMANDS]
     if plugin:
         lines.append(f'extend {plugin} > {work}/extend.out')
         lines += [f'{cmd} > {work}/{name}.out' for name, cmd in EXTENSION_COMMANDS]
+        if modules:
+            lines += [f'{cmd.format(modules=modules)} > {work}/{name}.out' for name, cmd in MODULE_COMMANDS]
     return '\n'.join(lines + ['q']) + '\n'
 
 
@@ -61,7 +75,9 @@ def _read(path):
 
 def _run(crash, vmlinux, dump, plugin, work):
     """Runs the session in WORK; returns the document the cache keeps."""
+    modules = lab_modules(dump) if plugin else None
     names = [n for n, _ in CRASH_COMMANDS] + (['extend'] + [n for n, _ in EXTENSION_COMMANDS] if plugin else [])
+    names += [n for n, _ in MODULE_COMMANDS] if modules else []
     doc = {}
     for no_panic in (False, True):
         for n in names:
@@ -69,7 +85,7 @@ def _run(crash, vmlinux, dump, plugin, work):
                 os.unlink(f'{work}/{n}.out')
         argv = [crash, '-s'] + (['--no_panic'] if no_panic else []) + [vmlinux, dump]
         try:
-            r = subprocess.run(argv, input=_script(work, plugin), capture_output=True, text=True, cwd=work,
+            r = subprocess.run(argv, input=_script(work, plugin, modules), capture_output=True, text=True, cwd=work,
                                env=dict(os.environ, HOME=work), timeout=900)  # HOME: no ~/.crashrc
             console, returncode = r.stdout + r.stderr, r.returncode
         except subprocess.TimeoutExpired:
@@ -174,8 +190,10 @@ def session(crash, vmlinux, dump, plugin=None, cache=None):
     if not cache:
         with tempfile.TemporaryDirectory(prefix='btaudit-crash-') as work:
             return _run(crash, vmlinux, dump, plugin, work)
+    modules = lab_modules(dump) if plugin else None
     key_doc = [FORMAT, _stamp(crash), _stamp(vmlinux), _stamp(dump), _stamp(plugin) if plugin else None,
-               CRASH_COMMANDS, EXTENSION_COMMANDS if plugin else None]
+               CRASH_COMMANDS, EXTENSION_COMMANDS if plugin else None,
+               [MODULE_COMMANDS, _stamp(os.path.join(modules, 'labcrash.ko'))] if modules else None]
     key = hashlib.sha256(json.dumps(key_doc).encode()).hexdigest()[:24]
     os.makedirs(cache, exist_ok=True)
     entry = os.path.join(cache, f'{_stem(dump)}.{key}.json')
@@ -194,6 +212,7 @@ def session(crash, vmlinux, dump, plugin=None, cache=None):
         doc['key'] = key_doc
         # Older sessions of this dump (another plugin build, another vmlinux) are stale.
         _drop_stale(cache, _stem(dump), '.json', os.path.basename(entry))
+        _drop_stale(cache, _stem(dump), '.json.lock', os.path.basename(entry) + '.lock')
         with tempfile.NamedTemporaryFile('w', dir=cache, delete=False) as f:
             json.dump(doc, f)
         os.replace(f.name, entry)
