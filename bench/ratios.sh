@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The ratios of issue 14, each measured in one run beside its peer on this
-# machine: whole-process CPU time (user + sys) and peak RSS from GNU time,
+# machine: whole-process CPU time (user + sys) and peak RSS (run_timed.py: wait4(2) and GNU time),
 # medians of RUNS runs (default 3). Batch is a throughput ratio (wall time of
 # -j 1 over -j 2, the same corpus). A peer that is not installed is reported as
 # "peer missing"; there is no pass/fail.
@@ -17,6 +17,7 @@
 #        BASE=path to an earlier commit's btaudit (bench/build-base.sh REV): the cold vmcore run
 #        is also measured against that binary's, each starting without a profile.
 set -euo pipefail
+[ -x /usr/bin/time ] || { echo "ratios: GNU time is missing (apt-get install time)" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:?usage: ratios.sh BUILD [SHARED] [LAB]}" && pwd)
 shared=${2:-$here/../../shared}
@@ -26,7 +27,6 @@ vmlinux=${VMLINUX:-/usr/lib/debug/boot/vmlinux-6.1.0-57-cloud-amd64}
 runs=${RUNS:-3}
 btaudit=$build/btaudit
 [ -x "$btaudit" ] || { echo "ratios: $btaudit not built" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "ratios: GNU time is missing (apt-get install time)" >&2; exit 2; }
 work=$(mktemp -d /tmp/btaudit-ratios.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 # The kernel profiles (debuginfo/kernel_profile.h) of this run only: "warm" rows
@@ -47,13 +47,14 @@ medians() {
   echo
 }
 
-# timed OUT TIMES CMD...: one run of CMD with stdout to OUT, its figures appended to TIMES.
+# timed OUT TIMES CMD...: one run of CMD with stdout to OUT, its figures appended to TIMES
+# (run_timed.py: CPU to the microsecond from wait4's rusage, not GNU time's centiseconds).
 timed() {
   local out=$1 times=$2
   shift 2
-  /usr/bin/time -f '%e %U %S %M' -o "$work/t" ${measure_prefix[@]+"${measure_prefix[@]}"} "$@" >"$out" 2>"$work/err" ||
+  python3 "$here/run_timed.py" "$out" "$work/err" ${measure_prefix[@]+"${measure_prefix[@]}"} "$@" >"$work/t" ||
     return 1
-  awk '{printf "%s %.3f %.1f\n", $1, $2 + $3, $4 / 1024}' "$work/t" >>"$times"
+  cat "$work/t" >>"$times"
 }
 
 # measure OUT CMD...: runs CMD $runs times with stdout to OUT; prints
@@ -110,11 +111,11 @@ row() {
   awk -v what="$what" -v o="$ours" -v t="$theirs" -v p="$peer_name" -v goal="$goal" -v kind="$kind" 'BEGIN{
     split(o, a, " "); split(t, b, " ")
     if (kind == "wall") {
-      printf "%-44s %-22s %-30s %-22s %s\n", what, sprintf("%.2f s wall, %.0f MB", a[1], a[3]),
-        sprintf("%s %.2f s wall, %.0f MB", p, b[1], b[3]), sprintf("%.2fx throughput", b[1] / a[1]), goal
+      printf "%-44s %-22s %-30s %-22s %s\n", what, sprintf("%.3f s wall, %.0f MB", a[1], a[3]),
+        sprintf("%s %.3f s wall, %.0f MB", p, b[1], b[3]), sprintf("%.2fx throughput", b[1] / a[1]), goal
     } else {
-      printf "%-44s %-22s %-30s %-22s %s\n", what, sprintf("%.2f s CPU, %.0f MB", a[2], a[3]),
-        sprintf("%s %.2f s, %.0f MB", p, b[2], b[3]), sprintf("%.2fx CPU, %.2fx RSS", a[2] / b[2], a[3] / b[3]), goal
+      printf "%-44s %-22s %-30s %-22s %s\n", what, sprintf("%.3f s CPU, %.0f MB", a[2], a[3]),
+        sprintf("%s %.3f s, %.0f MB", p, b[2], b[3]), sprintf("%.2fx CPU, %.2fx RSS", a[2] / b[2], a[3] / b[3]), goal
     }}'
 }
 
