@@ -62,7 +62,7 @@ DumpAnalysis analyze_dump(MemorySource& memory, const DumpFacts& facts, VmcoreIn
   if (d.vmlinux.empty() || d.vmlinux == "auto") d.vmlinux = find_vmlinux(facts, options);
   DebugInfoOptions debug;
   debug.cache = options.cache;
-  // The log's reports name module functions: their debuginfo is looked for where it was given,
+  // Module frames (the walks' and the log's reports'): their debuginfo is looked for where it was given,
   // then where the distributions install it beside vmlinux's (Debian's linux-image-*-dbg,
   // Fedora's kernel-debuginfo: <debug dir>/lib/modules/<release>), and only when a report needs it.
   debug.module_paths = options.module_paths;

@@ -35,7 +35,8 @@ struct DumpAnalysis {
 struct DumpAnalysisOptions {
   std::string vmlinux;  // "" or "auto": <debug_dir>/boot/vmlinux-<release from VMCOREINFO>, else from server
   std::string debug_dir = "/usr/lib/debug";
-  // Module debuginfo for the log's reports (as analyze --modules); <debug_dir>/lib/modules/<release> joins them.
+  // Module debuginfo for module frames, the walks' and the log's reports' (as analyze --modules);
+  // <debug_dir>/lib/modules/<release> joins them.
   std::vector<std::string> module_paths;
   std::vector<std::pair<std::string, std::string>> module_files;  // (module, file): crash's mod -s, first
   BuildIdSource* server = nullptr;  // fetches vmlinux by VMCOREINFO's BUILD-ID when debug_dir has none

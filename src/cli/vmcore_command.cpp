@@ -69,8 +69,8 @@ int run_vmcore(const std::vector<std::string>& args) {
       "debug-dir", po::value(&debug_options.debug_dir)->default_value("/usr/lib/debug"),
       "where boot/vmlinux-<release> is looked for")(
       "modules", po::value(&debug_options.module_paths),
-      "module debuginfo for the log's reports, as for analyze (repeatable); "
-      "<debug-dir>/lib/modules/<release> is looked in too")(
+      "module debuginfo (repeatable), as for analyze: for the walks' and the log's module frames; "
+      "lib/modules/<release> under --debug-dir is looked in too")(
       "check-budget-ms", po::value(&check_budget_ms)->default_value(kDefaultCheckBudgetMs),
       "time for one walk's call-site checks; frames left say unchecked_budget")(
       "dump-budget-ms", po::value(&dump_budget_ms)->default_value(kDefaultDumpBudgetMs),
