@@ -31,7 +31,7 @@ std::optional<Resolved> resolve(KernelDebugInfo& info, const Frame& f, const std
     auto ks = module.empty() ? info.kallsyms_at(sym->address) : std::nullopt;
     if (ks && ks->address == sym->address) {
       if (f.size && ks->size != *f.size) ++size_mismatches;
-    } else if (f.size && sym->size && (*f.size < sym->size || *f.size - sym->size >= 64)) {
+    } else if (f.size && !module_size_fits(*f.size, sym->size)) {
       ++size_mismatches;
     }
     return Resolved{sym->address + *f.offset, *sym};

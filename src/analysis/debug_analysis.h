@@ -4,6 +4,7 @@
 // fail it as evidence of stack corruption, without relabelling them).
 #pragma once
 #include <chrono>
+#include <cstdint>
 #include <optional>
 
 #include "debuginfo/kernel_debuginfo.h"
@@ -44,5 +45,13 @@ class CheckDeadline {
 };
 
 void apply_debuginfo(Report& report, KernelDebugInfo& debuginfo, const CheckBudget& budget = {});
+
+// Whether a module function's size as kallsyms gives it (the distance to the next symbol, printed
+// in a trace or read from a dump) fits its .ko's ELF size: it runs past st_size by the padding
+// and __pfx_ symbol before the next function, never short of it. (An unsized symbol fits.) Else
+// the .ko is another build's, and its lines would be another function's.
+inline bool module_size_fits(std::uint64_t kallsyms_size, std::uint64_t elf_size) {
+  return elf_size == 0 || (kallsyms_size >= elf_size && kallsyms_size - elf_size < 64);
+}
 
 }  // namespace btaudit

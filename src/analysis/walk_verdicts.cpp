@@ -46,13 +46,10 @@ std::optional<Located> locate(const StackFrame& f, DumpSymbols& symbols) {
 
 // A module frame's address where the session placed the module's debuginfo (the .ko given with
 // --modules or under the debug directory), for its file:line: the same function, whose ELF size
-// fits the size the dump's kallsyms gives it (that size runs past st_size by the padding and
-// __pfx_ symbol before the next function, as resolve() in debug_analysis.cpp allows), else none:
-// a .ko of another build would give another function's lines.
+// fits the size the dump's kallsyms gives it (module_size_fits), else none.
 std::optional<std::uint64_t> module_place(KernelDebugInfo& info, const Located& at) {
   auto sym = info.function(at.function.name, at.function.module, at.function.size);
-  if (!sym || (sym->size != 0 && (at.function.size < sym->size || at.function.size - sym->size >= 64)))
-    return std::nullopt;
+  if (!sym || !module_size_fits(at.function.size, sym->size)) return std::nullopt;
   return sym->address + (at.address - at.function.address);
 }
 

@@ -73,9 +73,8 @@ def _read(path):
         return None
 
 
-def _run(crash, vmlinux, dump, plugin, work):
+def _run(crash, vmlinux, dump, plugin, modules, work):
     """Runs the session in WORK; returns the document the cache keeps."""
-    modules = lab_modules(dump) if plugin else None
     names = [n for n, _ in CRASH_COMMANDS] + (['extend'] + [n for n, _ in EXTENSION_COMMANDS] if plugin else [])
     names += [n for n, _ in MODULE_COMMANDS] if modules else []
     doc = {}
@@ -187,10 +186,10 @@ def session(crash, vmlinux, dump, plugin=None, cache=None):
     'KERNEL:' means crash could not open the dump at all."""
     crash, vmlinux, dump = os.path.abspath(crash), os.path.abspath(vmlinux), os.path.abspath(dump)
     plugin = os.path.abspath(plugin) if plugin else None
+    modules = lab_modules(dump) if plugin else None
     if not cache:
         with tempfile.TemporaryDirectory(prefix='btaudit-crash-') as work:
-            return _run(crash, vmlinux, dump, plugin, work)
-    modules = lab_modules(dump) if plugin else None
+            return _run(crash, vmlinux, dump, plugin, modules, work)
     key_doc = [FORMAT, _stamp(crash), _stamp(vmlinux), _stamp(dump), _stamp(plugin) if plugin else None,
                CRASH_COMMANDS, EXTENSION_COMMANDS if plugin else None,
                [MODULE_COMMANDS, _stamp(os.path.join(modules, 'labcrash.ko'))] if modules else None]
@@ -208,7 +207,7 @@ def session(crash, vmlinux, dump, plugin=None, cache=None):
             pass
         crash_vmlinux = indexed_vmlinux(vmlinux, cache, make=False)
         with tempfile.TemporaryDirectory(prefix='btaudit-crash-') as work:
-            doc = _run(crash, crash_vmlinux, dump, plugin, work)
+            doc = _run(crash, crash_vmlinux, dump, plugin, modules, work)
         doc['key'] = key_doc
         # Older sessions of this dump (another plugin build, another vmlinux) are stale.
         _drop_stale(cache, _stem(dump), '.json', os.path.basename(entry))
