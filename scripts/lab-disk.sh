@@ -8,10 +8,14 @@
 # dense dump exists at once: a CI run on a nearly full disk once failed in the middle of the lab
 # with "No space left on device", and every later step with it.
 
-# lab_free_gib DIR: whole GiB free on DIR's file system (0 when unknown).
+# lab_free_gib DIR: whole GiB free on the file system DIR is or will be on (0 when unknown). A
+# folder not made yet (the lab cache on a fresh machine) is measured on its nearest existing
+# parent: df on the missing path itself fails, and a fresh machine's run once read that as a full
+# disk and skipped every lab it should have built.
 lab_free_gib() {
-  local n
-  n=$(df --output=avail -BG "$1" 2>/dev/null | tail -n 1 | tr -dc 0-9)
+  local dir=$1 n
+  while [ ! -e "$dir" ] && [ "$dir" != / ] && [ "$dir" != . ]; do dir=$(dirname "$dir"); done
+  n=$(df --output=avail -BG "$dir" 2>/dev/null | tail -n 1 | tr -dc 0-9)
   echo "${n:-0}"
 }
 
