@@ -99,7 +99,7 @@ LoadedOrc load_orc(MemorySource& m, SymbolProvider& symbols, TypeProvider& types
   auto ip_stop = at("__stop_orc_unwind_ip");
   auto orc_start = at("__start_orc_unwind");
   if (ip_start && ip_stop && orc_start && *ip_stop > *ip_start) {
-    if (!out.table.add(m, *ip_start, *orc_start, (*ip_stop - *ip_start) / 4, out.version))
+    if (!out.table.add_sorted_lazily(m, *ip_start, *orc_start, (*ip_stop - *ip_start) / 4, out.version))
       problems.push_back("vmlinux's ORC tables are not in the dump: frame-pointer fallback only");
   } else if (types.member("unwind_state", "sp") && !types.member("unwind_state", "bp")) {
     // Each unwinder has its own struct unwind_state: ORC's holds sp and bp, the frame-pointer

@@ -39,7 +39,8 @@ struct LoadedOrc {
 };
 
 // `symbols` answers with link addresses, `kaslr` moves them to runtime ones.
-// Problems (tables not in the dump) are appended to `problems`.
+// Problems (tables not in the dump) are appended to `problems`. vmlinux's table is read from
+// `m` as lookups reach it (OrcTable::add_sorted_lazily): `m` must outlive the table.
 LoadedOrc load_orc(MemorySource& m, SymbolProvider& symbols, TypeProvider& types, std::int64_t kaslr,
                    const std::vector<LoadedModule>& modules, std::vector<std::string>& problems);
 

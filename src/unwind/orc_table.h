@@ -38,10 +38,19 @@ class OrcTable {
   // `entries`, answering for ips in [begin, end). Returns false when memory cannot be read.
   bool add(MemorySource& m, std::uint64_t ip_table, std::uint64_t entries, std::uint64_t count, int version,
            std::uint64_t begin = 0, std::uint64_t end = ~std::uint64_t{0});
+  // As add() for vmlinux's table (the whole address space), which a dump holds sorted (at build
+  // time, or by the kernel at boot): a table of hundreds of thousands of entries, of which a walk
+  // asks about tens, is read a block at a time as find() reaches it, not copied whole. The pages of
+  // both tables are checked present here, as add()'s whole reads check them; a block found out of
+  // order makes the table read whole and sorted, as add() would have. `m` must outlive the table.
+  // A small table is read whole (add()).
+  bool add_sorted_lazily(MemorySource& m, std::uint64_t ip_table, std::uint64_t entries, std::uint64_t count,
+                         int version);
   std::optional<OrcEntry> find(std::uint64_t ip) const;
   std::size_t size() const;
 
  private:
+  class LazyTable;
   // Both tables stay as the kernel has them (ips as 32-bit offsets from their own
   // slots, entries in their 6-byte form) in buffers left uninitialised before the read,
   // and are decoded when found: a table has hundreds of thousands, a walk asks about
@@ -54,8 +63,10 @@ class OrcTable {
     std::unique_ptr<std::uint8_t[]> relative_ips;  // count x s32, as read (sorted tables)
     std::vector<std::uint64_t> sorted_ips;         // ips sorted here (tables the kernel sorts at boot)
     std::unique_ptr<std::uint8_t[]> entries;       // count x 6 bytes, in the order of the ips
+    std::shared_ptr<LazyTable> lazy;               // add_sorted_lazily's: the two above stay empty
     std::uint64_t ip_at(std::uint64_t i) const;
   };
+  void insert(Part&& p);
   std::vector<Part> parts_;  // modules first matched by range, vmlinux (the whole space) last
 };
 
