@@ -53,8 +53,10 @@ class KernelKallsyms {
   KallsymsTable table() const;  // every name expanded
 
  private:
-  std::string expand(std::size_t i) const;                   // the nm type letter, then the name
-  bool name_is(std::size_t i, std::string_view name) const;  // without expanding it
+  // The symbols that bound the text (KallsymsRanges), told apart in one pass over an entry.
+  enum class RangeName { None, Stext, Etext, Sinittext, Einittext, End };
+  std::string expand(std::size_t i) const;    // the nm type letter, then the name
+  RangeName range_name(std::size_t i) const;  // without expanding it whole
   std::vector<std::uint64_t> addresses_;
   std::vector<bool> absolute_;         // absolute per-CPU entries (type 'A')
   std::vector<std::uint32_t> starts_;  // where each entry's length byte is in names_
