@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "btaudit_version.h"
+#include "cli/allocator_pages.h"
 #include "cli/commands.h"
 
 namespace {
@@ -28,6 +29,7 @@ void usage(std::ostream& os) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  btaudit::use_huge_allocator_pages();
   if (argc < 2) {
     usage(std::cerr);
     return btaudit::kExitUsage;
