@@ -21,6 +21,22 @@ std::uint64_t ip_of_slot(std::uint64_t slot_address, const std::uint8_t* four_by
   return slot_address + static_cast<std::uint64_t>(static_cast<std::int64_t>(rel));
 }
 
+// The first of entries [lo, hi) whose ip is above `ip` (hi when none is), ips sorted: the
+// entry before it is the rightmost at or below ip, the one the kernel's unwinder takes.
+template <typename IpAt>
+std::uint64_t first_above(std::uint64_t lo, std::uint64_t hi, std::uint64_t ip, IpAt ip_at) {
+  // (Not std::ranges::partition_point over an iota view: clang 14 cannot compile libstdc++ 12's.)
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (ip < ip_at(mid)) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return lo;
+}
+
 // Whether every page [at, at + bytes) touches can be read (one byte of each): what a read of the
 // whole range would have needed.
 bool pages_readable(MemorySource& m, std::uint64_t at, std::uint64_t bytes) {
@@ -142,17 +158,9 @@ class OrcTable::LazyTable {
     const Block& block = fetch(b);
     if (whole_) return whole_->find(ip);  // the block showed the table unsorted
     if (!block.ok) return std::nullopt;
-    // The rightmost entry of the block at or below ip (its first one is: ip >= first_ips_[b]).
-    std::uint64_t lo = 1, hi = block.count;
-    while (lo < hi) {
-      const std::uint64_t mid = lo + (hi - lo) / 2;
-      if (ip < block.ip(mid)) {
-        hi = mid;
-      } else {
-        lo = mid + 1;
-      }
-    }
-    return decode_orc_entry(block.entries.get() + (lo - 1) * 6, version_);
+    // The block's first entry is at or below ip (ip >= first_ips_[b]): the search starts after it.
+    const std::uint64_t above = first_above(1, block.count, ip, [&](std::uint64_t i) { return block.ip(i); });
+    return decode_orc_entry(block.entries.get() + (above - 1) * 6, version_);
   }
 
  private:
@@ -267,18 +275,9 @@ std::optional<OrcEntry> OrcTable::find(std::uint64_t ip) const {
   for (const Part& p : parts_) {
     if (ip < p.begin || ip >= p.end) continue;
     if (p.lazy) return p.lazy->find(ip);
-    // The rightmost entry at or below ip.
-    std::uint64_t lo = 0, hi = p.count;  // the first entry above ip
-    while (lo < hi) {
-      const std::uint64_t mid = lo + (hi - lo) / 2;
-      if (ip < p.ip_at(mid)) {
-        hi = mid;
-      } else {
-        lo = mid + 1;
-      }
-    }
-    if (lo == 0) return std::nullopt;
-    return decode_orc_entry(p.entries.get() + (lo - 1) * 6, p.version);
+    const std::uint64_t above = first_above(0, p.count, ip, [&](std::uint64_t i) { return p.ip_at(i); });
+    if (above == 0) return std::nullopt;  // below the first ip
+    return decode_orc_entry(p.entries.get() + (above - 1) * 6, p.version);
   }
   return std::nullopt;
 }
