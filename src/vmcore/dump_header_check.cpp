@@ -89,6 +89,28 @@ class HeaderCheck {
     return std::nullopt;
   }
 
+  // What libkdumpfile takes from VMCOREINFO while it opens the file, before btaudit reads a
+  // byte: PAGESIZE sizes its read cache and its page-table walks. The kernel writes PAGE_SIZE
+  // there (VMCOREINFO_PAGESIZE, kernel/crash_core.c, kernel/vmcore_info.c since 6.9), and x86_64's
+  // is 4096 (arch/x86/include/asm/page_types.h). Every PAGESIZE line is read: a text may repeat one.
+  void check_vmcoreinfo(std::span<const std::uint8_t> bytes, const std::string& where) {
+    std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    constexpr std::string_view kKey = "PAGESIZE=";
+    while (!text.empty()) {
+      const std::size_t end = std::min(text.find('\n'), text.size());
+      const std::string_view line = text.substr(0, end);
+      text.remove_prefix(std::min(end + 1, text.size()));
+      if (!line.starts_with(kKey) || line.substr(kKey.size()) == "4096") continue;
+      std::string shown(line.substr(0, 40));
+      for (char& ch : shown)
+        if (static_cast<unsigned char>(ch) < 0x20 || static_cast<unsigned char>(ch) >= 0x7f) ch = '?';
+      std::string message = where;
+      message.append(" says ").append(shown).append("; x86_64 pages are 4096 bytes");
+      corrupt(message);
+      return;
+    }
+  }
+
   const DumpBytes& file() const { return file_; }
   const DumpHeaderLimits& limits() const { return limits_; }
 
@@ -109,6 +131,8 @@ class HeaderCheck {
         return;
       }
       const std::string_view name(reinterpret_cast<const char*>(notes.data()) + name_at, namesz);
+      if (name == "VMCOREINFO" || name == std::string_view("VMCOREINFO\0", 11))
+        check_vmcoreinfo(notes.subspan(desc_at, descsz), "the VMCOREINFO note of " + where);
       if ((name == ".note.Xen" || name == std::string_view(".note.Xen\0", 10)) &&
           ((type == kXenDumpcoreHeader && descsz < 32) || (type == kXenDumpcoreFormatVersion && descsz < 8))) {
         corrupt("Xen note " + num(index) + " of " + where + " has " + num(descsz) +
@@ -299,7 +323,11 @@ void check_diskdump(HeaderCheck& c) {
       if (size > c.limits().max_note_bytes) c.corrupt("the sub-header's " + what + " claims " + num(size) + " bytes");
       return size > 0 && c.need(off, size, what) && !c.failed();
     };
-    if (version >= 3) area(32, 40, "VMCOREINFO");
+    if (version >= 3 && area(32, 40, "VMCOREINFO")) {
+      std::vector<std::uint8_t> text;
+      if (c.read(load<std::uint64_t>(sub, 32), text, load<std::uint64_t>(sub, 40), "VMCOREINFO"))
+        c.check_vmcoreinfo(text, "the sub-header's VMCOREINFO");
+    }
     if (version >= 4 && area(48, 56, "ELF notes")) {
       std::vector<std::uint8_t> notes;
       if (c.read(load<std::uint64_t>(sub, 48), notes, load<std::uint64_t>(sub, 56), "ELF notes"))

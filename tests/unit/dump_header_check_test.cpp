@@ -176,6 +176,37 @@ BOOST_AUTO_TEST_CASE(every_note_stays_inside_its_segment) {
   BOOST_TEST(what(good.bytes) == "(sound)");
 }
 
+// libkdumpfile sizes its read cache and its page-table walks by VMCOREINFO's PAGESIZE while it
+// opens the file: x86_64's is 4096, and any other value, in the ELF note or in a kdump
+// sub-header's copy, in any of the text's PAGESIZE lines, is refused before it gets there.
+BOOST_AUTO_TEST_CASE(a_vmcoreinfo_page_size_other_than_x86_64s_is_corrupt) {
+  const std::vector<std::string> values{"0",       "1",     "2048",  "4095",  "4097",   "8192",   "65536",
+                                        "2097152", "-4096", "04096", "4096 ", "4096\r", "0x1000", ""};
+  const auto texts = [](const std::string& value) {
+    const std::string line = "PAGESIZE=" + value + "\n";
+    return std::vector<std::string>{"OSRELEASE=6.1.0\n" + line, line + "OSRELEASE=6.1.0\n",
+                                    "OSRELEASE=6.1.0\nPAGESIZE=4096\n" + line, line + "PAGESIZE=4096\n"};
+  };
+  for (const std::string& value : values) {
+    for (const std::string& text : texts(value)) {
+      BOOST_TEST_CONTEXT("VMCOREINFO " << text) {
+        const std::string elf = what(elf_core(text).bytes);
+        BOOST_TEST(elf.find("the VMCOREINFO note of PT_NOTE segment 0 says PAGESIZE=") != std::string::npos);
+        BOOST_TEST(elf.find('\n') == std::string::npos);
+        Diskdump d = diskdump();
+        constexpr std::size_t kText = 4096 + 512;  // in the sub-header's block, past its 112 bytes
+        std::memcpy(d.bytes.data() + kText, text.data(), text.size());
+        put<std::uint64_t>(d.bytes, 4096 + 32, kText);
+        put<std::uint64_t>(d.bytes, 4096 + 40, text.size());
+        BOOST_TEST(what(d.bytes).find("the sub-header's VMCOREINFO says PAGESIZE=") != std::string::npos);
+      }
+    }
+  }
+  for (const std::string& text : {std::string("OSRELEASE=6.1.0\nPAGESIZE=4096\n"), std::string("OSRELEASE=6.1.0\n"),
+                                  std::string("PAGESIZE=4096\nPAGESIZE=4096"), std::string("XPAGESIZE=8192\n")})
+    BOOST_TEST_CONTEXT("VMCOREINFO " << text) BOOST_TEST(what(elf_core(text).bytes) == "(sound)");
+}
+
 BOOST_AUTO_TEST_CASE(header_counts_past_the_file) {
   for (const std::uint16_t phnum : {std::uint16_t{0x7fff}, std::uint16_t{PN_XNUM}}) {
     ElfCore c = elf_core();
