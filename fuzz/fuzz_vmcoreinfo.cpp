@@ -22,7 +22,13 @@
 #define BTAUDIT_FUZZ_HEAP_COUNTED 1
 #endif
 #if BTAUDIT_FUZZ_HEAP_COUNTED
+// clang ships <sanitizer/allocator_interface.h>; gcc 12 does not, though its libasan exports the
+// same function (sanitizer_common's allocator interface), so gcc's ASan build declares it here.
+#if __has_include(<sanitizer/allocator_interface.h>)
 #include <sanitizer/allocator_interface.h>
+#else
+extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
+#endif
 #endif
 
 #include "memfd_file.h"
