@@ -2,12 +2,14 @@
 
 #include <cstdio>
 #include <map>
+#include <utility>
 
 #include "analysis/call_site_check.h"
 #include "analysis/call_site_verdict.h"
 #include "analysis/frame_roles.h"
 #include "analysis/vmlinux_match.h"
 #include "debuginfo/debuginfo_code_source.h"
+#include "debuginfo/kernel_profile.h"
 #include "provider/return_address.h"
 
 namespace btaudit {
@@ -52,23 +54,53 @@ std::optional<Resolved> resolve(KernelDebugInfo& info, const Frame& f, const std
 class KernelCallSiteMemo final : public CallSiteMemo {
  public:
   explicit KernelCallSiteMemo(KernelDebugInfo& info) : info_(info) {}
+  // Both kinds of answer outlive the run too, in the kernel profile (its call_site_answers and
+  // reach_answers): they are decoded from the file alone, and following a call through
+  // x64_sys_call's switch decodes thousands of instructions on every run that meets a syscall's
+  // frames. The profile first, then the run's shared answers.
   std::optional<CallSiteFinding> call(std::uint64_t ret, const std::optional<Symbol>& function) override {
     if (!kept(ret, function)) return std::nullopt;
-    return info_.kernel_answers().call_site(key(ret, function));
+    const KernelAnswers::CallSiteKey k = key(ret, function);
+    const KernelProfile::CallSiteKey stored{k.return_address, k.function_start, k.function_name};
+    if (const KernelProfile* p = info_.profile()) {
+      if (auto it = p->call_site_answers.find(stored); it != p->call_site_answers.end()) return it->second;
+    }
+    std::optional<CallSiteFinding> known = info_.kernel_answers().call_site(k);
+    if (known) keep_in_profile(stored, *known);  // another session's answer: this profile keeps it too
+    return known;
   }
   void keep_call(std::uint64_t ret, const std::optional<Symbol>& function, const CallSiteFinding& f) override {
     if (!kept(ret, function) || (f.target_address && !info_.holds_kernel_address(*f.target_address))) return;
-    info_.kernel_answers().put_call_site(key(ret, function), f);
+    const KernelAnswers::CallSiteKey k = key(ret, function);
+    info_.kernel_answers().put_call_site(k, f);
+    keep_in_profile({k.return_address, k.function_start, k.function_name}, f);
   }
   std::optional<Reach> reach(std::uint64_t target, std::uint64_t callee) override {
     if (!kept(target, callee)) return std::nullopt;
-    return info_.kernel_answers().reach(target, callee);
+    if (const KernelProfile* p = info_.profile()) {
+      if (auto it = p->reach_answers.find({target, callee}); it != p->reach_answers.end()) return it->second;
+    }
+    const std::optional<Reach> known = info_.kernel_answers().reach(target, callee);
+    if (known) keep_in_profile(target, callee, *known);  // another session's answer: this profile keeps it too
+    return known;
   }
   void keep_reach(std::uint64_t target, std::uint64_t callee, Reach r) override {
-    if (kept(target, callee)) info_.kernel_answers().put_reach(target, callee, r);
+    if (!kept(target, callee)) return;
+    info_.kernel_answers().put_reach(target, callee, r);
+    keep_in_profile(target, callee, r);
   }
 
  private:
+  void keep_in_profile(std::uint64_t target, std::uint64_t callee, Reach r) {
+    KernelProfile* p = info_.profile();
+    if (!p || p->reach_answers.size() >= KernelAnswers::kMaxAnswers) return;  // bounded like the run's own
+    if (p->reach_answers.emplace(std::make_pair(target, callee), r).second) info_.profile_changed();
+  }
+  void keep_in_profile(KernelProfile::CallSiteKey stored, const CallSiteFinding& f) {
+    KernelProfile* p = info_.profile();
+    if (!p || p->call_site_answers.size() >= KernelAnswers::kMaxAnswers) return;
+    if (p->call_site_answers.emplace(std::move(stored), f).second) info_.profile_changed();
+  }
   bool kept(std::uint64_t a, std::uint64_t b) const {
     return info_.holds_kernel_address(a) && info_.holds_kernel_address(b);
   }

@@ -21,10 +21,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "debuginfo/cu_index.h"
 #include "debuginfo/kernel_answers.h"
+#include "model/debug_info.h"
 #include "model/symbol.h"
 #include "provider/kallsyms.h"
 #include "provider/type_provider.h"
@@ -73,8 +76,9 @@ struct StoredKallsyms {
 struct KernelProfile {
   // 2: kallsyms as arrays (StoredKallsyms), stored when asked; 3: the CU index;
   // 4: the payload's checksum is XXH3-64 (was zlib's CRC-32, a tenth of a warm run); 5: the CU
-  // index also holds the CUs .debug_aranges leaves out (a clang-built kernel's: cu_index.cpp)
-  static constexpr std::uint32_t kFormatVersion = 5;
+  // index also holds the CUs .debug_aranges leaves out (a clang-built kernel's: cu_index.cpp);
+  // 6: the call-site checker's answers (call_site_answers, reach_answers)
+  static constexpr std::uint32_t kFormatVersion = 6;
 
   std::string build_id;
   std::uint64_t vmlinux_size = 0;                  // a file of the same build id but another size is not this kernel's
@@ -96,6 +100,17 @@ struct KernelProfile {
   std::map<std::string, std::optional<std::uint64_t>, std::less<>> type_sizes;      // "struct name"
   std::map<std::string, std::optional<MemberInfo>, std::less<>> members;            // "type\0member.path"
   std::map<std::string, std::optional<std::uint64_t>, std::less<>> variable_sizes;  // variable name
+  // Whether a direct call's target leads, through tail calls, to a function (analysis/
+  // call_site_check.h), by (call target, function): the answer is decoded from vmlinux's own
+  // code bytes and symbols, so it holds for every run on this file. Without it each run
+  // decoded again what an earlier run already followed (through x64_sys_call's switch, a third
+  // of a one-report batch run's instructions).
+  std::map<std::pair<std::uint64_t, std::uint64_t>, Reach> reach_answers;
+  // What the instruction before a return address is, by (return address, start of the function
+  // it was checked in, the name the report printed there): decoded from the file as the reach
+  // answers are, and as many as a report has frames.
+  using CallSiteKey = std::tuple<std::uint64_t, std::uint64_t, std::string>;
+  std::map<CallSiteKey, CallSiteFinding> call_site_answers;
   // Which CU holds a vmlinux address (cu_index.h): stored by the first session that read
   // DWARF for a source line, so that later ones open only the CU they need.
   std::optional<CuIndex> cu_index;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -14,8 +15,10 @@
 #include "analysis/analyze_report.h"
 #include "analysis/debug_analysis.h"
 #include "debuginfo/kernel_debuginfo.h"
+#include "debuginfo/kernel_profile.h"
 #include "model_printers.h"
 #include "provider/debuginfo_error.h"
+#include "temp_dir.h"
 #include "text/log_parser.h"
 
 namespace {
@@ -89,6 +92,18 @@ struct Fixture {
     BOOST_REQUIRE_EQUAL(reports.size(), 1u);
     analyze_report(reports[0]);
     apply_debuginfo(reports[0], *info);
+    return reports[0];
+  }
+  // A WARNING with `trace_lines` as its trace, checked with `session`.
+  static Report analyze_in(KernelDebugInfo& session, const std::string& trace_lines) {
+    auto reports = parse_log(
+        "WARNING: CPU: 0 PID: 1 at minikernel.c:10 mk_leaf+0x5/0x10\nRIP: 0010:mk_leaf+0x5/0x10\n"
+        "Call Trace:\n <TASK>\n" +
+            trace_lines + " </TASK>\n---[ end trace 0 ]---\n",
+        "minikernel.log");
+    BOOST_REQUIRE_EQUAL(reports.size(), 1u);
+    analyze_report(reports[0]);
+    apply_debuginfo(reports[0], session);
     return reports[0];
   }
 };
@@ -271,17 +286,7 @@ BOOST_AUTO_TEST_CASE(call_site_answers_outlive_the_report_and_are_shared_by_a_ru
                             dis.after_call("mk_unrelated", "mk_direct_caller") + "\n";
   const Report alone = analyze(trace);  // a session of its own, nothing shared
 
-  auto run = [&](KernelDebugInfo& session) {
-    auto reports = parse_log(
-        "WARNING: CPU: 0 PID: 1 at minikernel.c:10 mk_leaf+0x5/0x10\nRIP: 0010:mk_leaf+0x5/0x10\n"
-        "Call Trace:\n <TASK>\n" +
-            trace + " </TASK>\n---[ end trace 0 ]---\n",
-        "minikernel.log");
-    BOOST_REQUIRE_EQUAL(reports.size(), 1u);
-    analyze_report(reports[0]);
-    apply_debuginfo(reports[0], session);
-    return reports[0];
-  };
+  auto run = [&](KernelDebugInfo& session) { return analyze_in(session, trace); };
   const Report by_first = run(*first);
   const std::uint64_t caller = dis.start.at("mk_direct_caller");
   const std::uint64_t ret = caller + dis.return_offset("mk_direct_caller", "mk_leaf");
@@ -319,6 +324,63 @@ BOOST_AUTO_TEST_CASE(call_site_answers_outlive_the_report_and_are_shared_by_a_ru
   auto planted_session = KernelDebugInfo::open(image, fresh_options);
   planted_session->kernel_answers().put_call_site(planted_key, planted);
   BOOST_TEST(run(*planted_session).frames.at(0).debug->call_site->insn == "(planted)");
+}
+
+// The checker's answers outlive the run as well: a session with the profile cache keeps them in
+// the profile, and the next run on the same file reads them from there instead of decoding.
+BOOST_AUTO_TEST_CASE(call_site_and_tail_call_answers_outlive_the_run_in_the_kernel_profile) {
+  const btaudit::testing::TempDir dir("btaudit-debuginfo-test");
+  DebugInfoOptions cached;
+  cached.cache.enabled = true;
+  cached.cache.dir = dir.path().string();
+  const std::string trace = " " + dis.after_call("mk_tail_target", "mk_leaf") + "\n ? " +
+                            dis.after_call("mk_calls_tail", "mk_tail_caller") + "\n";
+  const Report alone = analyze(trace);  // no cache at all
+  auto run = [&](KernelDebugInfo& session) { return analyze_in(session, trace); };
+  const auto same_as_alone = [&](const Report& r) {
+    BOOST_REQUIRE_EQUAL(r.frames.size(), alone.frames.size());
+    for (std::size_t i = 0; i < alone.frames.size(); ++i) {
+      BOOST_TEST(r.frames[i].verdict == alone.frames[i].verdict);
+      BOOST_TEST(r.frames[i].reason == alone.frames[i].reason);
+      BOOST_TEST(r.frames[i].debug->call_site->insn == alone.frames[i].debug->call_site->insn);
+      BOOST_TEST(r.frames[i].debug->note == alone.frames[i].debug->note);
+    }
+  };
+  std::string file;
+  {
+    auto cold = KernelDebugInfo::open(image, cached);
+    same_as_alone(run(*cold));
+    BOOST_REQUIRE_EQUAL(cold->save_profile(), "");
+    for (const auto& e : std::filesystem::directory_iterator(dir.path())) file = e.path().string();
+  }
+  std::string problem;
+  auto stored = load_profile_file(file, *info->build_id(), std::filesystem::file_size(image), problem);
+  BOOST_REQUIRE_MESSAGE(stored, problem);
+  // The '?' frame's call goes to mk_tail_caller, which reaches mk_tail_target (the frame above)
+  // through a tail call: both answers are in the file.
+  const std::uint64_t caller = dis.start.at("mk_calls_tail");
+  const std::uint64_t ret = caller + dis.return_offset("mk_calls_tail", "mk_tail_caller");
+  const KernelProfile::CallSiteKey key{ret, caller, "mk_calls_tail"};
+  BOOST_REQUIRE(stored->call_site_answers.count(key));
+  BOOST_TEST(stored->call_site_answers.at(key).site.target.value_or("") == "mk_tail_caller");
+  const std::pair<std::uint64_t, std::uint64_t> reach{dis.start.at("mk_tail_caller"), dis.start.at("mk_tail_target")};
+  BOOST_REQUIRE(stored->reach_answers.count(reach));
+  BOOST_TEST((stored->reach_answers.at(reach) == Reach::Yes));
+  {
+    auto warm = KernelDebugInfo::open(image, cached);
+    BOOST_REQUIRE(warm->profile_state().starts_with("warm "));
+    same_as_alone(run(*warm));
+    BOOST_REQUIRE_EQUAL(warm->save_profile(), "");  // nothing new: not written again
+  }
+  // And a warm run reads them: answers planted in the file are what the next report shows.
+  stored->call_site_answers.at(key).site.insn = "(planted)";
+  stored->reach_answers.at(reach) = Reach::No;
+  BOOST_REQUIRE_EQUAL(save_profile_file(*stored, dir.path().string(), std::uint64_t{1} << 30), "");
+  auto planted = KernelDebugInfo::open(image, cached);
+  BOOST_REQUIRE(planted->profile_state().starts_with("warm "));
+  const Report r = run(*planted);
+  BOOST_TEST(r.frames.at(1).debug->call_site->insn == "(planted)");
+  BOOST_TEST(r.frames.at(1).reason != alone.frames.at(1).reason);  // the call no longer reaches the frame above
 }
 
 BOOST_AUTO_TEST_CASE(only_vmlinux_own_addresses_are_held_as_kernel_addresses) {

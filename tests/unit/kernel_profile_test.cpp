@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -89,7 +90,31 @@ KernelProfile generated_profile(unsigned seed, const std::string& build_id) {
   std::uint64_t start = 0xffffffff81000000;
   for (int i = 0; i < 50; ++i, start += 1 + rng() % 300) cus.add(start, 1 + rng() % 300, 0x0b + (rng() % 5) * 0x100);
   p.cu_index = std::move(cus).finish();
+  CallSiteFinding call;
+  call.decided = true;
+  call.site.kind = CallKind::Direct;
+  call.site.address = 0xffffffff81000040;
+  call.site.target = "k7";
+  call.site.insn = "call 0xffffffff81000100";
+  call.site.patched_by = "the ALTERNATIVE at 0xffffffff81000040";
+  call.target_address = 0xffffffff81000100;
+  call.note = "forward sweep from a";
+  p.call_site_answers[{0xffffffff81000045, 0xffffffff81000000, "a"}] = call;
+  CallSiteFinding undecided;  // every optional absent, every flag clear
+  undecided.site.insn = "(no instruction ends at the return address)";
+  p.call_site_answers[{0xffffffff81000090, ~std::uint64_t{0}, ""}] = undecided;
+  p.reach_answers[{0xffffffff81000100, 0xffffffff81000200}] = Reach::Yes;
+  p.reach_answers[{0xffffffff81000100, 0xffffffff81000300}] = Reach::No;
+  p.reach_answers[{0xffffffff81000400, 0xffffffff81000300}] = Reach::Unknown;
   return p;
+}
+
+// A profile's bytes with its header's checksum made right for the payload again: what a
+// crafted (not a corrupted) file looks like to the parser.
+std::string with_checksum_fixed(std::string bytes, std::size_t header_size) {
+  const std::uint64_t sum = profile_checksum(std::string_view(bytes).substr(header_size));
+  std::memcpy(bytes.data() + 20, &sum, sizeof sum);  // magic (8), version (4), payload size (8), checksum
+  return bytes;
 }
 
 std::unique_ptr<KernelProfile> parse(const std::string& bytes, const std::string& build_id, std::string& problem) {
@@ -152,6 +177,24 @@ BOOST_AUTO_TEST_CASE(a_written_profile_reads_back_with_every_table_and_answer) {
     BOOST_TEST(!q->type_sizes.at("no_such").has_value());
     BOOST_TEST(q->members.at(std::string("task_struct") + '\0' + "thread.sp")->offset == 5000u);
     BOOST_TEST((q->cu_index == p.cu_index));
+    BOOST_TEST((q->reach_answers == p.reach_answers));
+    BOOST_REQUIRE_EQUAL(q->call_site_answers.size(), 2u);
+    const CallSiteFinding& call = q->call_site_answers.at({0xffffffff81000045, 0xffffffff81000000, "a"});
+    BOOST_TEST((call.site.kind == CallKind::Direct));
+    BOOST_TEST(call.site.address.value_or(0) == 0xffffffff81000040u);
+    BOOST_TEST(call.site.target.value_or("") == "k7");
+    BOOST_TEST(call.site.insn == "call 0xffffffff81000100");
+    BOOST_TEST(call.site.patched_by.value_or("") == "the ALTERNATIVE at 0xffffffff81000040");
+    BOOST_TEST(call.target_address.value_or(0) == 0xffffffff81000100u);
+    BOOST_TEST(call.decided);
+    BOOST_TEST(call.note == "forward sweep from a");
+    const CallSiteFinding& undecided = q->call_site_answers.at({0xffffffff81000090, ~std::uint64_t{0}, ""});
+    BOOST_TEST((undecided.site.kind == CallKind::None));
+    BOOST_TEST(!undecided.site.address.has_value());
+    BOOST_TEST(!undecided.site.target.has_value());
+    BOOST_TEST(!undecided.site.patched_by.has_value());
+    BOOST_TEST(!undecided.target_address.has_value());
+    BOOST_TEST(!undecided.decided);
     // A loaded profile writes its stored tables back unchanged.
     BOOST_TEST(serialize_profile(*q) == serialize_profile(p));
   }
@@ -199,6 +242,37 @@ BOOST_AUTO_TEST_CASE(a_cu_index_out_of_address_order_is_not_trusted) {
   std::string problem;
   BOOST_TEST(!parse(serialize_profile(p), "abcd", problem));
   BOOST_TEST(problem == "payload does not decode");
+}
+
+// The checksum tells a damaged file; a file written to pass it must still hold answers the
+// checker can give: a call kind or a reach beyond the enums' values is not read as one.
+BOOST_AUTO_TEST_CASE(a_call_site_kind_or_reach_answer_out_of_range_is_rejected_even_with_a_right_checksum) {
+  const KernelProfile p = generated_profile(7, "0123abcd");
+  const std::string good = serialize_profile(p);
+  const std::size_t header_size = 8 + 4 + 8 + 8 + 4 + p.build_id.size();
+  std::string problem;
+  BOOST_REQUIRE_MESSAGE(parse(with_checksum_fixed(good, header_size), "0123abcd", problem), problem);
+  // The reach table closes the payload: its last byte is the last answer's value.
+  std::string bad_reach = good;
+  bad_reach.back() = 3;
+  BOOST_TEST(!parse(with_checksum_fixed(bad_reach, header_size), "0123abcd", problem));
+  // The first call-site answer's kind follows its key: return address, function start, name.
+  const std::string key = [] {
+    std::string k(16, '\0');
+    const std::uint64_t ret = 0xffffffff81000045;
+    const std::uint64_t start = 0xffffffff81000000;
+    std::memcpy(k.data(), &ret, 8);
+    std::memcpy(k.data() + 8, &start, 8);
+    const std::uint32_t len = 1;
+    return k + std::string(reinterpret_cast<const char*>(&len), 4) + "a";
+  }();
+  const std::size_t at = good.find(key);
+  BOOST_REQUIRE(at != std::string::npos);
+  std::string bad_kind = good;
+  bad_kind[at + key.size()] = 3;
+  BOOST_TEST(!parse(with_checksum_fixed(bad_kind, header_size), "0123abcd", problem));
+  bad_kind[at + key.size()] = static_cast<char>(CallKind::Indirect);  // in range: read
+  BOOST_TEST(parse(with_checksum_fixed(bad_kind, header_size), "0123abcd", problem));
 }
 
 BOOST_AUTO_TEST_CASE(every_truncation_of_a_profile_is_rejected) {
