@@ -7,7 +7,9 @@ The boot rewrites vmlinux's text for the CPU it runs on (alternatives, retpoline
 calls made direct), so a dump's call-site checks read the dump's own text. For NAME.elf and
 NAME.kdump-zlib of every scenario, from `btaudit vmcore --format json DUMP analyze`:
   - the lab's dumps hold at least one call site read in the dump's text (code_from "dump") that
-    the boot wrote (patched_by);
+    the boot wrote (patched_by), where the file's default_idle calls through pv_ops (a call the
+    boot rewrites on every kernel, on every idle CPU's stack); elsewhere (6.14 halts inline)
+    which calls the boot rewrites depends on the guest CPU, and none found is said, not failed;
   - every vmlinux call site not so marked is the file's own bytes: a direct call is E8 rel32 at
     call_site.address in vmlinux, ending at the return address, to the target it names
     (read here from the ELF file and `nm`, not through btaudit);
@@ -53,6 +55,9 @@ class Vmlinux:
         self.addrs = [a for a, _ in self.syms]
         names = {n: a for a, n in self.syms}
         self.init_text = (names.get('_sinittext'), names.get('_einittext'))
+        data_syms = subprocess.run(['nm', path], capture_output=True, text=True, check=True).stdout
+        self.pv_ops = next((int(l.split()[0], 16) for l in data_syms.splitlines()
+                            if l.endswith(' pv_ops') and len(l.split()) == 3), None)
 
     def read(self, addr, n):
         for base, off, size in self.sections:
@@ -68,6 +73,21 @@ class Vmlinux:
             out.add(self.syms[i][1])
             i += 1
         return out
+
+    def pv_call_in(self, name, span=64):
+        """Whether function `name`'s first `span` bytes hold an indirect call through pv_ops
+        (FF 15 rel32 into pv_ops): a paravirt call the boot always rewrites."""
+        names = {n: a for a, n in self.syms}
+        start, pv_ops = names.get(name), self.pv_ops
+        code = self.read(start, span) if start is not None else None
+        if not code or pv_ops is None:
+            return False
+        for i in range(len(code) - 5):
+            if code[i:i + 2] == b'\xff\x15':
+                rel, = struct.unpack_from('<i', code, i + 2)
+                if pv_ops <= (start + i + 6 + rel) < pv_ops + 0x1000:
+                    return True
+        return False
 
     def in_init_text(self, addr):
         lo, hi = self.init_text
@@ -218,8 +238,18 @@ for name in names:
         print(f'{stem}: ELF and kdump-compressed dumps disagree on call sites')
     seen[stem] = sites
 if vm is not None and patched == 0:
-    bad += 1
-    print("no call site the boot wrote was read in any dump's text")
+    # Every idle CPU's stack passes through default_idle. Where the file's default_idle calls
+    # through pv_ops (6.1, 6.18: `call *pv_ops+8`), the boot rewrites that call on every kernel,
+    # so the lab's dumps must show it. Where it halts inline (6.14's configuration: sti; hlt in
+    # the file), which calls the boot rewrites depends on the guest CPU's features (retpolines
+    # left or rewritten), and none may be on the walked stacks: said, not failed.
+    if vm.pv_call_in('default_idle'):
+        bad += 1
+        print("no call site the boot wrote was read in any dump's text, though default_idle calls "
+              "through pv_ops in the file")
+    else:
+        print("no call site the boot wrote is on these dumps' stacks (default_idle makes no paravirt "
+              "call in this vmlinux; the rest depends on the guest CPU)")
 print(f'{len(names)} dumps, {checked} direct call sites checked against vmlinux, {patched} written at boot, '
       f'{bad} problems')
 sys.exit(1 if bad else 0)
