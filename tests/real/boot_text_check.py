@@ -56,8 +56,9 @@ class Vmlinux:
         names = {n: a for a, n in self.syms}
         self.init_text = (names.get('_sinittext'), names.get('_einittext'))
         data_syms = subprocess.run(['nm', path], capture_output=True, text=True, check=True).stdout
-        self.pv_ops = next((int(l.split()[0], 16) for l in data_syms.splitlines()
-                            if l.endswith(' pv_ops') and len(l.split()) == 3), None)
+        # pv_ops (5.0+), or the per-kind structs it replaced (pv_irq_ops, pv_cpu_ops, ...).
+        self.pv_ops = [int(p[0], 16) for p in (l.split() for l in data_syms.splitlines())
+                       if len(p) == 3 and (p[2] == 'pv_ops' or (p[2].startswith('pv_') and p[2].endswith('_ops')))]
 
     def read(self, addr, n):
         for base, off, size in self.sections:
@@ -75,18 +76,25 @@ class Vmlinux:
         return out
 
     def pv_call_in(self, name, span=64):
-        """Whether function `name`'s first `span` bytes hold an indirect call through pv_ops
-        (FF 15 rel32 into pv_ops): a paravirt call the boot always rewrites."""
+        """Whether function `name`'s first `span` bytes hold an indirect call through the
+        paravirt ops (pv_ops, or before 5.0 pv_irq_ops, pv_cpu_ops, ...), RIP-relative (FF 15
+        rel32) or absolute (FF 14 25 abs32, older kernels): a paravirt call the boot always
+        rewrites."""
         names = {n: a for a, n in self.syms}
-        start, pv_ops = names.get(name), self.pv_ops
+        start = names.get(name)
         code = self.read(start, span) if start is not None else None
-        if not code or pv_ops is None:
+        if not code:
             return False
-        for i in range(len(code) - 5):
+        for i in range(len(code) - 7):
+            target = None
             if code[i:i + 2] == b'\xff\x15':
                 rel, = struct.unpack_from('<i', code, i + 2)
-                if pv_ops <= (start + i + 6 + rel) < pv_ops + 0x1000:
-                    return True
+                target = start + i + 6 + rel
+            elif code[i:i + 3] == b'\xff\x14\x25':
+                absolute, = struct.unpack_from('<i', code, i + 3)
+                target = absolute & (2**64 - 1)  # sign-extended to the kernel's half
+            if target is not None and any(ops <= target < ops + 0x1000 for ops in self.pv_ops):
+                return True
         return False
 
     def in_init_text(self, addr):
