@@ -60,20 +60,19 @@ class KernelCallSiteMemo final : public CallSiteMemo {
   // frames. The profile first, then the run's shared answers.
   std::optional<CallSiteFinding> call(std::uint64_t ret, const std::optional<Symbol>& function) override {
     if (!kept(ret, function)) return std::nullopt;
-    const KernelAnswers::CallSiteKey k = key(ret, function);
-    const KernelProfile::CallSiteKey stored{k.return_address, k.function_start, k.function_name};
+    KernelAnswers::CallSiteKey k = key(ret, function);
     if (const KernelProfile* p = info_.profile()) {
-      if (auto it = p->call_site_answers.find(stored); it != p->call_site_answers.end()) return it->second;
+      if (auto it = p->call_site_answers.find(k); it != p->call_site_answers.end()) return it->second;
     }
     std::optional<CallSiteFinding> known = info_.kernel_answers().call_site(k);
-    if (known) keep_in_profile(stored, *known);  // another session's answer: this profile keeps it too
+    if (known) keep_in_profile(std::move(k), *known);  // another session's answer: this profile keeps it too
     return known;
   }
   void keep_call(std::uint64_t ret, const std::optional<Symbol>& function, const CallSiteFinding& f) override {
     if (!kept(ret, function) || (f.target_address && !info_.holds_kernel_address(*f.target_address))) return;
-    const KernelAnswers::CallSiteKey k = key(ret, function);
+    KernelAnswers::CallSiteKey k = key(ret, function);
     info_.kernel_answers().put_call_site(k, f);
-    keep_in_profile({k.return_address, k.function_start, k.function_name}, f);
+    keep_in_profile(std::move(k), f);
   }
   std::optional<Reach> reach(std::uint64_t target, std::uint64_t callee) override {
     if (!kept(target, callee)) return std::nullopt;
@@ -96,7 +95,7 @@ class KernelCallSiteMemo final : public CallSiteMemo {
     if (!p || p->reach_answers.size() >= KernelAnswers::kMaxAnswers) return;  // bounded like the run's own
     if (p->reach_answers.emplace(std::make_pair(target, callee), r).second) info_.profile_changed();
   }
-  void keep_in_profile(KernelProfile::CallSiteKey stored, const CallSiteFinding& f) {
+  void keep_in_profile(KernelAnswers::CallSiteKey stored, const CallSiteFinding& f) {
     KernelProfile* p = info_.profile();
     if (!p || p->call_site_answers.size() >= KernelAnswers::kMaxAnswers) return;
     if (p->call_site_answers.emplace(std::move(stored), f).second) info_.profile_changed();

@@ -6,6 +6,7 @@
 // depend on the order a session loaded its modules in. Thread-safe; bounded
 // like the sessions' own caches (emptied when full).
 #pragma once
+#include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -46,6 +47,9 @@ class KernelAnswers {
     std::uint64_t return_address = 0;
     std::uint64_t function_start = 0;
     std::string function_name;
+    // Ordered too: the kernel profile keeps these answers in a sorted map, under the same key.
+    // (clang-tidy 14 reads the defaulted <=>'s synthesized comparison with 0 as a null pointer.)
+    auto operator<=>(const CallSiteKey&) const = default;  // NOLINT(modernize-use-nullptr)
     bool operator==(const CallSiteKey&) const = default;
   };
   std::optional<CallSiteFinding> call_site(const CallSiteKey& key) const;

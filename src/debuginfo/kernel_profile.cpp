@@ -419,9 +419,9 @@ void put_payload(Writer& w, const KernelProfile& p) {
   };
   w.count(p.call_site_answers.size());
   for (const auto& [key, f] : p.call_site_answers) {
-    w.put(std::get<0>(key));
-    w.put(std::get<1>(key));
-    w.str(std::get<2>(key));
+    w.put(key.return_address);
+    w.put(key.function_start);
+    w.str(key.function_name);
     w.put(static_cast<std::uint8_t>(f.site.kind));
     put_u64_if(f.site.address);
     put_str_if(f.site.target);
@@ -526,7 +526,7 @@ bool get_payload(Reader& r, KernelProfile& p) {
     f.decided = r.flag();
     f.after_padded_original = r.flag();
     f.note = r.str();
-    if (!r.failed()) p.call_site_answers.emplace(KernelProfile::CallSiteKey{ret, start, std::move(name)}, std::move(f));
+    if (!r.failed()) p.call_site_answers.emplace(KernelAnswers::CallSiteKey{ret, start, std::move(name)}, std::move(f));
   }
   for (std::uint32_t n = r.count(); n > 0 && !r.failed(); --n) {
     const auto target = r.get<std::uint64_t>();

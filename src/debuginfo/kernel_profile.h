@@ -21,7 +21,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -109,8 +108,7 @@ struct KernelProfile {
   // What the instruction before a return address is, by (return address, start of the function
   // it was checked in, the name the report printed there): decoded from the file as the reach
   // answers are, and as many as a report has frames.
-  using CallSiteKey = std::tuple<std::uint64_t, std::uint64_t, std::string>;
-  std::map<CallSiteKey, CallSiteFinding> call_site_answers;
+  std::map<KernelAnswers::CallSiteKey, CallSiteFinding> call_site_answers;
   // Which CU holds a vmlinux address (cu_index.h): stored by the first session that read
   // DWARF for a source line, so that later ones open only the CU they need.
   std::optional<CuIndex> cu_index;

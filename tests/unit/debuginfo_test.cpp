@@ -360,7 +360,7 @@ BOOST_AUTO_TEST_CASE(call_site_and_tail_call_answers_outlive_the_run_in_the_kern
   // through a tail call: both answers are in the file.
   const std::uint64_t caller = dis.start.at("mk_calls_tail");
   const std::uint64_t ret = caller + dis.return_offset("mk_calls_tail", "mk_tail_caller");
-  const KernelProfile::CallSiteKey key{ret, caller, "mk_calls_tail"};
+  const KernelAnswers::CallSiteKey key{ret, caller, "mk_calls_tail"};
   BOOST_REQUIRE(stored->call_site_answers.count(key));
   BOOST_TEST(stored->call_site_answers.at(key).site.target.value_or("") == "mk_tail_caller");
   const std::pair<std::uint64_t, std::uint64_t> reach{dis.start.at("mk_tail_caller"), dis.start.at("mk_tail_target")};
