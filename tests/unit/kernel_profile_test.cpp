@@ -275,6 +275,37 @@ BOOST_AUTO_TEST_CASE(a_call_site_kind_or_reach_answer_out_of_range_is_rejected_e
   BOOST_TEST(parse(with_checksum_fixed(bad_kind, header_size), "0123abcd", problem));
 }
 
+BOOST_AUTO_TEST_CASE(a_stored_symbol_name_outside_the_names_is_rejected_even_with_a_right_checksum) {
+  const KernelProfile p = generated_profile(11, "0123abcd");
+  const std::string good = serialize_profile(p);
+  const std::size_t header_size = 8 + 4 + 8 + 8 + 4 + p.build_id.size();
+  // The payload opens with vmlinux's size, the kernel's start and end, the sections (a count,
+  // 24 bytes each), then the stored symbols: their size, their count, the records.
+  std::uint32_t sections = 0;
+  std::memcpy(&sections, good.data() + header_size + 24, 4);
+  const std::size_t table = header_size + 24 + 4 + std::size_t{sections} * 24 + 8;
+  std::uint64_t count = 0;
+  std::memcpy(&count, good.data() + table, 8);
+  BOOST_REQUIRE_EQUAL(count, p.symbols_by_name.size());
+  std::uint64_t table_size = 0;
+  std::memcpy(&table_size, good.data() + table - 8, 8);
+  const auto names_size = static_cast<std::uint32_t>(table_size - 8 - count * 24);
+  const std::size_t last = table + 8 + (count - 1) * 24;  // the last record: its offset, then its length
+  const auto with_name = [&](std::uint32_t off, std::uint32_t len) {
+    std::string bytes = good;
+    std::memcpy(bytes.data() + last, &off, 4);
+    std::memcpy(bytes.data() + last + 4, &len, 4);
+    std::string problem;
+    return parse(with_checksum_fixed(bytes, header_size), "0123abcd", problem) != nullptr;
+  };
+  BOOST_TEST(with_name(names_size - 1, 1));   // the names' last byte: inside
+  BOOST_TEST(with_name(names_size, 0));       // empty, at the end: inside
+  BOOST_TEST(!with_name(names_size - 1, 2));  // one byte past the end
+  BOOST_TEST(!with_name(names_size + 1, 0));  // starts past the end
+  BOOST_TEST(!with_name(0xffffffffU, 2));     // offset + length wraps in 32 bits
+  BOOST_TEST(!with_name(0, 0xffffffffU));     // a length no file holds
+}
+
 BOOST_AUTO_TEST_CASE(every_truncation_of_a_profile_is_rejected) {
   const std::string bytes = serialize_profile(generated_profile(7, "beef"));
   for (std::size_t n = 0; n < bytes.size(); n += 1 + n / 50) {
