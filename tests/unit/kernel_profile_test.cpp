@@ -109,6 +109,10 @@ KernelProfile generated_profile(unsigned seed, const std::string& build_id) {
   return p;
 }
 
+// The header's size: magic (8), version (4), payload size (8), checksum (8), build-id length (4)
+// and the build-id; the payload follows it.
+std::size_t header_size(const KernelProfile& p) { return 8 + 4 + 8 + 8 + 4 + p.build_id.size(); }
+
 // A profile's bytes with its header's checksum made right for the payload again: what a
 // crafted (not a corrupted) file looks like to the parser.
 std::string with_checksum_fixed(std::string bytes, std::size_t header_size) {
@@ -249,13 +253,13 @@ BOOST_AUTO_TEST_CASE(a_cu_index_out_of_address_order_is_not_trusted) {
 BOOST_AUTO_TEST_CASE(a_call_site_kind_or_reach_answer_out_of_range_is_rejected_even_with_a_right_checksum) {
   const KernelProfile p = generated_profile(7, "0123abcd");
   const std::string good = serialize_profile(p);
-  const std::size_t header_size = 8 + 4 + 8 + 8 + 4 + p.build_id.size();
+  const std::size_t header = header_size(p);
   std::string problem;
-  BOOST_REQUIRE_MESSAGE(parse(with_checksum_fixed(good, header_size), "0123abcd", problem), problem);
+  BOOST_REQUIRE_MESSAGE(parse(with_checksum_fixed(good, header), "0123abcd", problem), problem);
   // The reach table closes the payload: its last byte is the last answer's value.
   std::string bad_reach = good;
   bad_reach.back() = 3;
-  BOOST_TEST(!parse(with_checksum_fixed(bad_reach, header_size), "0123abcd", problem));
+  BOOST_TEST(!parse(with_checksum_fixed(bad_reach, header), "0123abcd", problem));
   // The first call-site answer's kind follows its key: return address, function start, name.
   const std::string key = [] {
     std::string k(16, '\0');
@@ -270,20 +274,20 @@ BOOST_AUTO_TEST_CASE(a_call_site_kind_or_reach_answer_out_of_range_is_rejected_e
   BOOST_REQUIRE(at != std::string::npos);
   std::string bad_kind = good;
   bad_kind[at + key.size()] = 3;
-  BOOST_TEST(!parse(with_checksum_fixed(bad_kind, header_size), "0123abcd", problem));
+  BOOST_TEST(!parse(with_checksum_fixed(bad_kind, header), "0123abcd", problem));
   bad_kind[at + key.size()] = static_cast<char>(CallKind::Indirect);  // in range: read
-  BOOST_TEST(parse(with_checksum_fixed(bad_kind, header_size), "0123abcd", problem));
+  BOOST_TEST(parse(with_checksum_fixed(bad_kind, header), "0123abcd", problem));
 }
 
 BOOST_AUTO_TEST_CASE(a_stored_symbol_name_outside_the_names_is_rejected_even_with_a_right_checksum) {
   const KernelProfile p = generated_profile(11, "0123abcd");
   const std::string good = serialize_profile(p);
-  const std::size_t header_size = 8 + 4 + 8 + 8 + 4 + p.build_id.size();
+  const std::size_t header = header_size(p);
   // The payload opens with vmlinux's size, the kernel's start and end, the sections (a count,
   // 24 bytes each), then the stored symbols: their size, their count, the records.
   std::uint32_t sections = 0;
-  std::memcpy(&sections, good.data() + header_size + 24, 4);
-  const std::size_t table = header_size + 24 + 4 + std::size_t{sections} * 24 + 8;
+  std::memcpy(&sections, good.data() + header + 24, 4);
+  const std::size_t table = header + 24 + 4 + std::size_t{sections} * 24 + 8;
   std::uint64_t count = 0;
   std::memcpy(&count, good.data() + table, 8);
   BOOST_REQUIRE_EQUAL(count, p.symbols_by_name.size());
@@ -296,7 +300,7 @@ BOOST_AUTO_TEST_CASE(a_stored_symbol_name_outside_the_names_is_rejected_even_wit
     std::memcpy(bytes.data() + last, &off, 4);
     std::memcpy(bytes.data() + last + 4, &len, 4);
     std::string problem;
-    return parse(with_checksum_fixed(bytes, header_size), "0123abcd", problem) != nullptr;
+    return parse(with_checksum_fixed(bytes, header), "0123abcd", problem) != nullptr;
   };
   BOOST_TEST(with_name(names_size - 1, 1));   // the names' last byte: inside
   BOOST_TEST(with_name(names_size, 0));       // empty, at the end: inside
