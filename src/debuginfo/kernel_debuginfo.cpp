@@ -333,7 +333,27 @@ const std::vector<SymbolView>& KernelDebugInfo::kernel_symbols_by_name() {
 
 std::optional<Symbol> KernelDebugInfo::function(std::string_view name, std::string_view module,
                                                 std::optional<std::uint64_t> size_hint) {
-  if (!module.empty() && !load_module(module)) return std::nullopt;
+  if (module.empty()) {
+    auto it = function_cache_.find(name);
+    if (it != function_cache_.end()) {
+      for (const auto& [hint, answer] : it->second)
+        if (hint == size_hint) return answer;
+    } else {
+      if (function_cache_.size() >= kMaxCachedSymbols) function_cache_.clear();
+      it = function_cache_.emplace(std::string(name), HintAnswers{}).first;
+    }
+    std::optional<Symbol> s = find_function(name, size_hint, module);
+    // A name is printed with one size, or a few for statics; a log that prints it with
+    // thousands (a hostile one) is answered without being remembered past the first few.
+    if (it->second.size() < kMaxHintsPerName) it->second.emplace_back(size_hint, s);
+    return s;
+  }
+  if (!load_module(module)) return std::nullopt;
+  return find_function(name, size_hint, module);
+}
+
+std::optional<Symbol> KernelDebugInfo::find_function(std::string_view name, std::optional<std::uint64_t> size_hint,
+                                                     std::string_view module) {
   // The symbols of this name, in symbol-table order.
   std::vector<Symbol> named;
   if (module.empty() && warm()) {
@@ -531,8 +551,12 @@ const std::string& KernelDebugInfo::kallsyms_source() {
 }
 
 std::optional<Symbol> KernelDebugInfo::kallsyms_at(std::uint64_t address) {
-  if (warm() && profile_->has_kallsyms()) return profile_->kallsyms_at(address);  // no decoding
-  return kallsyms().lookup(address);
+  if (auto it = kallsyms_cache_.find(address); it != kallsyms_cache_.end()) return it->second;
+  if (kallsyms_cache_.size() >= kMaxCachedSymbols) kallsyms_cache_.clear();
+  std::optional<Symbol> s = warm() && profile_->has_kallsyms() ? profile_->kallsyms_at(address)  // no decoding
+                                                               : kallsyms().lookup(address);
+  kallsyms_cache_.emplace(address, s);
+  return s;
 }
 
 // With a warm profile, vmlinux's bytes come from its file through the section table

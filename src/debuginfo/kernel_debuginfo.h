@@ -4,6 +4,7 @@
 // are the code bytes at A, and which source line (with inlined callers) is A.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -170,6 +171,23 @@ class KernelDebugInfo {
   // over and over. Bounded: emptied when it reaches kMaxCachedSymbols.
   static constexpr std::size_t kMaxCachedSymbols = std::size_t{1} << 20;
   std::unordered_map<std::uint64_t, std::optional<Symbol>> symbol_cache_;
+  // function()'s answers for vmlinux, by name and size hint: a batch asks about the same
+  // functions in report after report, and each answer is a search of ~150,000 names by name
+  // and one of kallsyms by address (a tenth of a warm `batch --vmlinux` run). vmlinux's answers
+  // depend on the file alone. Bounded like symbol_cache_.
+  struct NameHash {  // looked up by string_view, kept as std::string
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  // By name, then (the few) size hints it was asked with.
+  using HintAnswers = std::vector<std::pair<std::optional<std::uint64_t>, std::optional<Symbol>>>;
+  static constexpr std::size_t kMaxHintsPerName = 16;
+  std::unordered_map<std::string, HintAnswers, NameHash, std::equal_to<>> function_cache_;
+  // kallsyms_at's answers, for the same reason (its search walks to the next symbol's start).
+  std::unordered_map<std::uint64_t, std::optional<Symbol>> kallsyms_cache_;
+  // function()'s search itself (vmlinux for an empty module, else a loaded module).
+  std::optional<Symbol> find_function(std::string_view name, std::optional<std::uint64_t> size_hint,
+                                      std::string_view module);
   // describe_source's answers, for the same reason: dwarf_getscopes walks the CU's
   // DIEs, a millisecond a call, and a stack may hold one address thousands of times.
   std::unordered_map<std::uint64_t, KernelAnswers::Source> source_cache_;
