@@ -1,9 +1,30 @@
 #include "batch/input_screen.h"
 
-#include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cstring>
 
 namespace btaudit {
+
+namespace {
+
+// One character of the sniffed head from `i` on: a text byte, a well-formed UTF-8 sequence
+// (counted as text) or one byte of anything else. Returns where the next one starts.
+std::size_t screen_one(std::string_view head, std::size_t i, std::size_t& text) {
+  const auto c = static_cast<unsigned char>(head[i]);
+  if ((c >= 0x20 && c < 0x7f) || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == 0x1b) {
+    ++text;
+    return i + 1;
+  }
+  const std::size_t len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+  bool utf8 = len > 0 && c < 0xf5 && i + len <= head.size();
+  for (std::size_t k = 1; utf8 && k < len; ++k) utf8 = (static_cast<unsigned char>(head[i + k]) & 0xc0) == 0x80;
+  if (!utf8) return i + 1;
+  text += len;
+  return i + len;
+}
+
+}  // namespace
 
 std::optional<std::string> screen_input(std::string_view data, ScreenLimits limits) {
   // Binary: serial consoles emit NULs and other garbage (a syzkaller log of
@@ -14,21 +35,33 @@ std::optional<std::string> screen_input(std::string_view data, ScreenLimits limi
   const std::string_view head = data.substr(0, limits.sniff_bytes);
   std::size_t text = 0;
   for (std::size_t i = 0; i < head.size();) {
-    const auto c = static_cast<unsigned char>(head[i]);
-    if ((c >= 0x20 && c < 0x7f) || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == 0x1b) {
-      ++text;
-      ++i;
-      continue;
+    // Eight bytes at a time while all are printable ASCII, 0x20-0x7e, as nearly all of a
+    // console log's are (a byte at a time, this loop was a twelfth of a warm `batch --vmlinux`):
+    // a borrow test for a byte below 0x20 and a carry test for one above 0x7e, each exact for
+    // the word as a whole (the bit hacks' "hasless" and "hasmore"). Anything else, a newline
+    // included, is read as one character.
+    if (i + 8 <= head.size()) {
+      constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+      constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+      std::uint64_t w = 0;
+      std::memcpy(&w, head.data() + i, 8);
+      const std::uint64_t below_space = (w - kOnes * 0x20) & ~w & kHigh;
+      const std::uint64_t above_tilde = ((w + kOnes) | w) & kHigh;
+      const std::uint64_t other = below_space | above_tilde;
+      if (other == 0) {
+        text += 8;
+        i += 8;
+        continue;
+      }
+      // Borrows and carries run upward only, so the lowest flag is exact: the bytes before it
+      // are plain text. (Byte order: on a big-endian host the word's first byte is its top.)
+      if constexpr (std::endian::native == std::endian::little) {
+        const auto plain = static_cast<std::size_t>(std::countr_zero(other) / 8);
+        text += plain;
+        i += plain;
+      }
     }
-    const std::size_t len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-    bool utf8 = len > 0 && c < 0xf5 && i + len <= head.size();
-    for (std::size_t k = 1; utf8 && k < len; ++k) utf8 = (static_cast<unsigned char>(head[i + k]) & 0xc0) == 0x80;
-    if (utf8) {
-      text += len;
-      i += len;
-    } else {
-      ++i;
-    }
+    i = screen_one(head, i, text);
   }
   if (!head.empty() && text * 4 < head.size() * 3)
     return "binary data (only " + std::to_string(text * 100 / head.size()) + "% of the first " +

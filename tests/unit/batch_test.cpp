@@ -3,11 +3,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "batch/input_screen.h"
 #include "batch/input_walk.h"
@@ -156,6 +158,63 @@ BOOST_AUTO_TEST_CASE(screen_rejects_binary_and_huge_lines) {
   BOOST_REQUIRE(huge.has_value());
   BOOST_TEST(*huge == "line 2 is longer than 100 bytes");
   BOOST_TEST(!screen_input(std::string(100, 'x'), limits).has_value());
+}
+
+// The text share is counted eight bytes at a time over printable ASCII and a character at a time
+// elsewhere: a head of exactly three quarters text is text, one byte less is binary. One probe
+// byte (or UTF-8 sequence) decides, placed at every offset of two words, between fillers that
+// run through all 95 printable bytes: every printable and whitespace byte counts, every other
+// byte does not, and a well-formed sequence counts whole wherever it falls.
+BOOST_AUTO_TEST_CASE(screening_counts_text_exactly_at_every_offset_of_a_word) {
+  const std::size_t head_size = ScreenLimits{}.sniff_bytes;
+  const std::size_t text_needed = head_size * 3 / 4;
+  const auto printable = [](std::size_t n, std::size_t phase) {
+    std::string s;
+    for (std::size_t i = 0; i < n; ++i) s.push_back(static_cast<char>(0x20 + (i + phase) % 95));
+    return s;
+  };
+  struct Probe {
+    std::string bytes;
+    std::size_t text;  // how many of them count as text
+  };
+  const std::vector<Probe> probes = {{" ", 1},
+                                     {"~", 1},
+                                     {"\t", 1},
+                                     {"\n", 1},
+                                     {"\r", 1},
+                                     {"\f", 1},
+                                     {"\x1b", 1},
+                                     {"\x1f", 0},
+                                     {"\x7f", 0},
+                                     {std::string(1, '\0'), 0},
+                                     {"\x01", 0},
+                                     {"\x0b", 0},
+                                     {"\x80", 0},
+                                     {"\xff", 0},
+                                     {"\xc3\xa9", 2},
+                                     {"\xe2\x9c\x93", 3},
+                                     {"\xf0\x9f\x98\x80", 4},
+                                     {"\xc3", 0},
+                                     {"\xe2\x9c", 0},
+                                     {"\xc0\x80", 0}};
+  for (const Probe& probe : probes) {
+    for (std::size_t at = 0; at < 16; ++at) {
+      // `at` text bytes, the probe, text up to three quarters if the probe counts (one byte short
+      // of it if it does not), then NULs.
+      const std::size_t filler = text_needed - at - std::max<std::size_t>(probe.text, 1);
+      const auto head_with = [&](const std::string& middle) {
+        std::string head = printable(at, at) + middle + printable(filler, 7 * at);
+        head.resize(head_size, '\0');
+        return head;
+      };
+      BOOST_TEST_CONTEXT("probe of " << probe.bytes.size() << " bytes, the first 0x" << std::hex
+                                     << (static_cast<unsigned>(probe.bytes[0]) & 0xff) << std::dec << ", at " << at) {
+        BOOST_TEST(screen_input(head_with(probe.bytes)).has_value() == (probe.text == 0));
+        // The probe's bytes as NULs: one text byte or more short, binary.
+        BOOST_TEST(screen_input(head_with(std::string(probe.bytes.size(), '\0'))).has_value());
+      }
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(walk_is_sorted_depth_first_and_reports_problems) {
