@@ -126,8 +126,28 @@ if bash "$here/make-input.sh" "$input" "$shared/corpora" "${MIN_MB:-200}" >/dev/
   cat "$input" >/dev/null  # page cache warm: not a disk benchmark
   mb=$(($(stat -c %s "$input") >> 20))
   # grep's count goes to a file: GNU grep stops at the first match when stdout is /dev/null.
+  grep_all=$(measure "$work/grep.out" grep -c '' "$input")
   row "analyze --format json, ${mb} MB" "$(measure /dev/null "$btaudit" analyze --format json "$input")" \
-    "grep -c ''" "$(measure "$work/grep.out" grep -c '' "$input")" "<= 4x grep CPU, <= 64 MB"
+    "grep -c ''" "$grep_all" "<= 4x grep CPU, <= 64 MB"
+  # Where that time goes: the input's lines inside some report's span (what reports are built
+  # from: frames, title, verdicts, JSON) and the lines outside every report (only searched for a
+  # report's start), each part repeated as the input repeats its unit, each against grep over
+  # the whole input: the peer of the goal above. (split-input.py cuts them.)
+  unit=$input.unit
+  if [ -f "$unit" ] && "$btaudit" analyze --format json "$unit" >"$work/unit.json" 2>/dev/null &&
+    python3 "$here/split-input.py" "$work/unit.json" "$unit" "$work/part" >/dev/null; then
+    reps=$(($(stat -c %s "$input") / $(stat -c %s "$unit")))
+    for part in reports outside; do
+      for _ in $(seq "$reps"); do cat "$work/part.$part"; done >"$work/all.$part"
+      part_mb=$(($(stat -c %s "$work/all.$part") >> 20))
+      where="inside reports"
+      [ "$part" = outside ] && where="outside every report"
+      row "  its lines $where alone, ${part_mb} MB" \
+        "$(measure /dev/null "$btaudit" analyze --format json "$work/all.$part")" "grep -c '' (${mb} MB)" \
+        "$grep_all" "-"
+      rm -f "$work/all.$part"
+    done
+  fi
 else
   echo "(a) skipped: no corpora under $shared/corpora"
 fi
@@ -213,7 +233,13 @@ if [ "$n" -gt 0 ] && [ -f "$vmlinux" ]; then
       "$(as_script j1 "$btaudit" batch --vmlinux "$vmlinux" -j 1 --progress never -q "$1")")
     row "batch --vmlinux -j 2 vs -j 1, ${reports} reports" "$(sed -n 1p <<<"$figures")" "-j 1" \
       "$(sed -n 2p <<<"$figures")" "$2" wall
+    echo "$reports $(sed -n 2p <<<"$figures" | cut -d' ' -f1)" >>"$work/batch-rows"  # reports, -j 1 wall
   }
+  # The part of a run a second job cannot shorten: a run over one file (the process, the
+  # options, the vmlinux and its profile opened, one report) -- the bound below uses it.
+  mkdir -p "$work/one"
+  cp "$(find "$corpus" -type f | sort | head -n 1)" "$work/one/"
+  start_s=$(measure /dev/null "$btaudit" batch --vmlinux "$vmlinux" -j 1 --progress never -q "$work/one" | cut -d' ' -f1)
   batch_row "$corpus" ">= 1.8x throughput"
   # The same corpus 8 times over: with call-site answers shared across the run a report
   # costs a tenth of a millisecond, and the small corpus's ratio is mostly the run's start.
@@ -255,6 +281,20 @@ if [ -f "$input" ] && command -v sha256sum >/dev/null; then
   figures=$(measure_pair "$work/hash2.sh" "$work/hash1.sh")
   row "two sha256sum side by side vs in a row" "$(sed -n 1p <<<"$figures")" "in a row" \
     "$(sed -n 2p <<<"$figures")" "(the machine's two-job ceiling)" wall
+  # The best -j 2 can do on this machine at this moment (Amdahl): a -j 1 run of T seconds is a
+  # start of S (the one-file run) and T - S of reports, which two jobs finish at best in
+  # (T - S) / C, C the two-job ceiling just measured.
+  ceiling=$(awk -v a="$(sed -n 1p <<<"$figures")" -v b="$(sed -n 2p <<<"$figures")" \
+    'BEGIN{split(a, x, " "); split(b, y, " "); if (x[1] > 0) printf "%.4f", y[1] / x[1]}')
+  if [ -f "$work/batch-rows" ] && [ -n "${start_s:-}" ] && [ -n "$ceiling" ]; then
+    while read -r reports t1; do
+      awk -v r="$reports" -v t="$t1" -v s="$start_s" -v c="$ceiling" 'BEGIN{
+        w = t - s; if (w < 0) w = 0
+        printf "%-44s %-22s %-30s %-22s %s\n", "  -j 2 bound, " r " reports", sprintf("start %.3f s", s),
+          sprintf("-j 1 %.3f s, ceiling %.2fx", t, c), sprintf("%.2fx at best", t / (s + w / c)), "(start + reports / ceiling)"
+      }'
+    done <"$work/batch-rows"
+  fi
 fi
 echo "CPU = user + sys of the whole process, RSS = peak; medians of $runs runs on $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "rows (a)-(c) pinned: ${pin[*]:-no}"
